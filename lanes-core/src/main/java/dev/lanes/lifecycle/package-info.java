@@ -1,0 +1,5 @@
+/** Stop contracts shared by every component that owns threads or subscriptions. */
+@NullMarked
+package dev.lanes.lifecycle;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,8 @@
+/**
+ * Reactor schedulers per aggregate type: one cached parallel {@link reactor.core.scheduler.Scheduler} for each
+ * materialized named aggregate, owned by the supplier that created it.
+ */
+@NullMarked
+package dev.lanes.scheduler;
+
+import org.jspecify.annotations.NullMarked;
