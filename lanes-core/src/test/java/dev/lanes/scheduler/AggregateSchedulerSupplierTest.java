@@ -3,7 +3,6 @@ package dev.lanes.scheduler;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
-import static org.awaitility.Awaitility.await;
 
 import dev.lanes.api.AggregateId;
 import dev.lanes.api.NamedAggregate;
@@ -361,8 +360,8 @@ class AggregateSchedulerSupplierTest {
         void everySchedulerHandedOutIsDisposedAndEveryLaterCallIsRejected() throws Exception {
             ExecutorService callers = Executors.newFixedThreadPool(4);
             try {
-                for (int iteration = 0; iteration < 300; iteration++) {
-                    raceOnce(callers, iteration, iteration % 2 == 0);
+                for (int iteration = 0; iteration < 2000; iteration++) {
+                    raceOnce(callers, iteration, iteration % 8 == 0);
                 }
             } finally {
                 callers.shutdownNow();
@@ -399,11 +398,7 @@ class AggregateSchedulerSupplierTest {
                 lookup.get(5, TimeUnit.SECONDS);
             }
 
-            Mono<Void> stopped = supplier.stopGracefully();
-            stopped.block(PROMPTLY);
-            await().atMost(PROMPTLY)
-                    .untilAsserted(() ->
-                            assertThat(handedOut).as("iteration %d", iteration).allMatch(Scheduler::isDisposed));
+            assertThat(handedOut).as("iteration %d", iteration).allMatch(Scheduler::isDisposed);
             assertThat(rejections)
                     .allSatisfy(rejection -> assertThat(rejection)
                             .hasMessageContaining("AggregateSchedulerSupplier[race-" + iteration + "]"));
