@@ -21,7 +21,7 @@ import reactor.core.scheduler.Scheduler;
  *
  * <p>r1: {@value #SAME} when both calls returned the identical scheduler, {@value #DISTINCT} when they returned two
  * different ones, {@value #FAILED} when a call threw. r2: {@value #ALL_DISPOSED} when every returned scheduler is
- * disposed after the stop, {@value #NOT_ALL_DISPOSED} otherwise.
+ * disposed after the stop, {@value #NOT_ALL_DISPOSED} otherwise, {@value #STOP_THREW} when the stop itself threw.
  */
 @JCStressTest
 @Description("Concurrent getOrInitialize for one aggregate type: both callers get the identical scheduler, and the"
@@ -36,6 +36,7 @@ import reactor.core.scheduler.Scheduler;
         expect = Expect.FORBIDDEN,
         desc = "two distinct schedulers, and one escaped the cache and the stop's disposal")
 @Outcome(id = "1, 0", expect = Expect.FORBIDDEN, desc = "the shared scheduler is not disposed after the stop")
+@Outcome(id = ".*, -1", expect = Expect.FORBIDDEN, desc = "forceStop threw")
 @Outcome(id = "-1, .*", expect = Expect.FORBIDDEN, desc = "a getOrInitialize call threw before any stop")
 @Outcome(expect = Expect.FORBIDDEN, desc = "unexpected outcome")
 @State
@@ -45,6 +46,7 @@ public class SchedulerLookupSameKey {
     static final int FAILED = -1;
     static final int ALL_DISPOSED = 1;
     static final int NOT_ALL_DISPOSED = 0;
+    static final int STOP_THREW = -1;
 
     private final DefaultAggregateSchedulerSupplier supplier = Attempt.newSupplier();
     private @Nullable Attempt first;
@@ -71,10 +73,15 @@ public class SchedulerLookupSameKey {
         } else {
             r.r1 = sa == sb ? SAME : DISTINCT;
         }
-        supplier.forceStop();
+        boolean stopThrew = false;
+        try {
+            supplier.forceStop();
+        } catch (RuntimeException e) {
+            stopThrew = true;
+        }
         // classifyAfterStop also disposes a scheduler the stop missed, so nothing outlives the iteration
         boolean disposed = a.classifyAfterStop() != Attempt.RETURNED_NOT_DISPOSED;
         disposed &= b.classifyAfterStop() != Attempt.RETURNED_NOT_DISPOSED;
-        r.r2 = disposed ? ALL_DISPOSED : NOT_ALL_DISPOSED;
+        r.r2 = stopThrew ? STOP_THREW : disposed ? ALL_DISPOSED : NOT_ALL_DISPOSED;
     }
 }

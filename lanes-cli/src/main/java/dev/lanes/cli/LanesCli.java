@@ -1,0 +1,28 @@
+package dev.lanes.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** Entry point of {@code java -jar lanes.jar}. */
+@Command(
+        name = "lanes",
+        mixinStandardHelpOptions = true,
+        version = "lanes 0.1.0-SNAPSHOT",
+        description = "Per-aggregate ordered, concurrent dispatch: demo and load scenarios.",
+        subcommands = {DemoCommand.class, CommandLine.HelpCommand.class})
+public final class LanesCli {
+
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    /** Runs the command line and returns its exit code (non-zero when an invariant failed or an option was bad). */
+    public static int run(String... args) {
+        return commandLine().execute(args);
+    }
+
+    /** The configured command line; output can be redirected with {@link CommandLine#setOut}. */
+    public static CommandLine commandLine() {
+        return new CommandLine(new LanesCli()).setCaseInsensitiveEnumValuesAllowed(true);
+    }
+}
