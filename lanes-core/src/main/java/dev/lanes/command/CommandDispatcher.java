@@ -1,0 +1,214 @@
+package dev.lanes.command;
+
+import dev.lanes.api.LanesException;
+import dev.lanes.api.MaterializedNamedAggregate;
+import dev.lanes.dispatch.AggregateDispatcher;
+import dev.lanes.dispatch.DispatcherMetrics;
+import dev.lanes.dispatch.LaneSettings;
+import dev.lanes.dispatch.ParkingLot;
+import dev.lanes.dispatch.RetryPolicy;
+import dev.lanes.event.DomainEventBus;
+import dev.lanes.eventsourcing.EventStore;
+import dev.lanes.eventsourcing.SnapshotStore;
+import dev.lanes.internal.Require;
+import dev.lanes.messaging.CommandMessage;
+import dev.lanes.modeling.AggregateDefinition;
+import dev.lanes.runtime.ComponentGroup;
+import dev.lanes.runtime.RuntimeComponent;
+import dev.lanes.runtime.RuntimeContext;
+import dev.lanes.scheduler.DefaultAggregateSchedulerSupplier;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The command side of one instance: one {@link AggregateDispatcher} per aggregate type, all on the schedulers of one
+ * {@link DefaultAggregateSchedulerSupplier} that this component owns and stops after its dispatchers drained.
+ *
+ * <p>Per command, in its aggregate's lane: load (cache, or snapshot + tail) -> decide -> evolve -> append -> publish to
+ * the {@link DomainEventBus} (only after the append succeeded) -> report to {@link CommandResults}. A version conflict
+ * (another instance wrote first) evicts the cached state and is retried by the lane's retry policy; a command whose
+ * retries are exhausted is parked and its sender gets the last error.
+ */
+public final class CommandDispatcher implements RuntimeComponent {
+    /** Commands retry version conflicts and store outages quickly: 5 retries, 20 ms doubling to 1 s, jitter 0.5. */
+    public static final RetryPolicy DEFAULT_RETRY_POLICY = RetryPolicy.DEFAULT
+            .withMaxRetries(5)
+            .withBackoff(Duration.ofMillis(20), Duration.ofSeconds(1))
+            .withRetryable(error -> !(error instanceof LanesException lanes) || lanes.isRecoverable());
+
+    private final String name;
+    private final DefaultAggregateSchedulerSupplier schedulers;
+    private final Map<MaterializedNamedAggregate, AggregateProcessor<?>> processors;
+    private final List<AggregateDispatcher<CommandMessage>> dispatchers;
+    private final ComponentGroup group;
+
+    private CommandDispatcher(Builder builder) {
+        this.name = builder.name;
+        this.schedulers = new DefaultAggregateSchedulerSupplier(name, builder.schedulerParallelism);
+        this.processors = new LinkedHashMap<>();
+        this.dispatchers = new ArrayList<>();
+        ParkingLot parkingLot = parked -> {
+            builder.parkingLot.park(parked);
+            if (parked.message() instanceof CommandMessage command) {
+                builder.results.failed(command, parked.error());
+            }
+        };
+        for (AggregateDefinition<?> definition : builder.definitions) {
+            AggregateProcessor<?> processor = new AggregateProcessor<>(
+                    definition,
+                    builder.eventStore,
+                    builder.snapshotStore,
+                    builder.eventBus,
+                    builder.results,
+                    builder.cacheCapacity);
+            processors.put(definition.namedAggregate(), processor);
+            dispatchers.add(AggregateDispatcher.<CommandMessage>builder(name, definition.namedAggregate())
+                    .source(Flux.defer(() -> builder.commandBus.receive(definition.namedAggregate())))
+                    .handler(processor::handle)
+                    .schedulers(schedulers)
+                    .settings(builder.settings)
+                    .parkingLot(parkingLot)
+                    .metrics(builder.metrics)
+                    .build());
+        }
+        this.group = new ComponentGroup(name, dispatchers, schedulers);
+    }
+
+    /** Starts a builder; register at least one aggregate definition. */
+    public static Builder builder(
+            CommandBus commandBus, EventStore eventStore, DomainEventBus eventBus, CommandResults results) {
+        return new Builder(commandBus, eventStore, eventBus, results);
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    /** The lane engines, one per aggregate type, for stats and reports. */
+    public List<AggregateDispatcher<CommandMessage>> dispatchers() {
+        return List.copyOf(dispatchers);
+    }
+
+    public DefaultAggregateSchedulerSupplier schedulers() {
+        return schedulers;
+    }
+
+    @Override
+    public Mono<Void> prepare(RuntimeContext context) {
+        return group.prepare(context);
+    }
+
+    @Override
+    public void start() {
+        group.start();
+    }
+
+    @Override
+    public void quiesce() {
+        group.quiesce();
+    }
+
+    /** Drains every dispatcher (reverse order), then stops the owned schedulers. Lazy and cached. */
+    @Override
+    public Mono<Void> stopGracefully() {
+        return group.stopGracefully();
+    }
+
+    @Override
+    public void forceStop() {
+        group.forceStop();
+    }
+
+    @Override
+    public String toString() {
+        return "CommandDispatcher[" + name + ", " + processors.keySet() + "]";
+    }
+
+    /** Collaborators are required at construction; everything else has a default. */
+    public static final class Builder {
+        private final CommandBus commandBus;
+        private final EventStore eventStore;
+        private final DomainEventBus eventBus;
+        private final CommandResults results;
+        private final List<AggregateDefinition<?>> definitions = new ArrayList<>();
+        private String name = "CommandDispatcher";
+        private SnapshotStore snapshotStore = SnapshotStore.NONE;
+        private LaneSettings settings = LaneSettings.DEFAULT.withRetryPolicy(DEFAULT_RETRY_POLICY);
+        private int cacheCapacity = 10_000;
+        private int schedulerParallelism = reactor.core.scheduler.Schedulers.DEFAULT_POOL_SIZE;
+        private DispatcherMetrics metrics = DispatcherMetrics.NONE;
+        private ParkingLot parkingLot = ParkingLot.inMemory();
+
+        private Builder(CommandBus commandBus, EventStore eventStore, DomainEventBus eventBus, CommandResults results) {
+            this.commandBus = Objects.requireNonNull(commandBus, "commandBus");
+            this.eventStore = Objects.requireNonNull(eventStore, "eventStore");
+            this.eventBus = Objects.requireNonNull(eventBus, "eventBus");
+            this.results = Objects.requireNonNull(results, "results");
+        }
+
+        public Builder register(AggregateDefinition<?> definition) {
+            Objects.requireNonNull(definition, "definition");
+            for (AggregateDefinition<?> existing : definitions) {
+                if (existing.namedAggregate().equals(definition.namedAggregate())) {
+                    throw new IllegalArgumentException(definition.namedAggregate() + " is already registered");
+                }
+            }
+            definitions.add(definition);
+            return this;
+        }
+
+        /** Also names the scheduler threads: {@code <name>-<aggregate>-<n>}. */
+        public Builder name(String name) {
+            this.name = Require.notBlank(name, "name");
+            return this;
+        }
+
+        public Builder snapshotStore(SnapshotStore snapshotStore) {
+            this.snapshotStore = Objects.requireNonNull(snapshotStore, "snapshotStore");
+            return this;
+        }
+
+        /** Lane strategy, bounds and retry policy; the default retries with {@link #DEFAULT_RETRY_POLICY}. */
+        public Builder settings(LaneSettings settings) {
+            this.settings = Objects.requireNonNull(settings, "settings");
+            return this;
+        }
+
+        /** Aggregate states kept per type on this instance (0 disables the cache). */
+        public Builder cacheCapacity(int cacheCapacity) {
+            this.cacheCapacity = Require.notNegative(cacheCapacity, "cacheCapacity");
+            return this;
+        }
+
+        /** Workers per aggregate type; Reactor's default pool size unless set. */
+        public Builder schedulerParallelism(int schedulerParallelism) {
+            this.schedulerParallelism = Require.positive(schedulerParallelism, "schedulerParallelism");
+            return this;
+        }
+
+        public Builder metrics(DispatcherMetrics metrics) {
+            this.metrics = Objects.requireNonNull(metrics, "metrics");
+            return this;
+        }
+
+        /** Where commands go whose retries are exhausted; their senders get the last error as well. */
+        public Builder parkingLot(ParkingLot parkingLot) {
+            this.parkingLot = Objects.requireNonNull(parkingLot, "parkingLot");
+            return this;
+        }
+
+        public CommandDispatcher build() {
+            if (definitions.isEmpty()) {
+                throw new IllegalStateException(name + " has no aggregate definition registered");
+            }
+            return new CommandDispatcher(this);
+        }
+    }
+}

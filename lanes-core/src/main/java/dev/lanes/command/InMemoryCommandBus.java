@@ -1,0 +1,64 @@
+package dev.lanes.command;
+
+import dev.lanes.api.MaterializedNamedAggregate;
+import dev.lanes.api.NamedAggregate;
+import dev.lanes.dispatch.MessageExchange;
+import dev.lanes.internal.Require;
+import dev.lanes.messaging.BoundedRoute;
+import dev.lanes.messaging.CommandMessage;
+import dev.lanes.messaging.LocalExchange;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+
+/**
+ * A bounded in-memory command bus: one route per aggregate type holding at most {@code capacityPerType} commands
+ * (rounded up to a power of two, at least 8) that its dispatcher has not taken yet. A rejection by the dispatcher (lane full,
+ * stopping) reaches the sender through the {@link CommandResults} it registered with.
+ */
+public final class InMemoryCommandBus implements CommandBus {
+    private final ConcurrentHashMap<MaterializedNamedAggregate, BoundedRoute<MessageExchange<CommandMessage>>> routes =
+            new ConcurrentHashMap<>();
+    private final int capacityPerType;
+    private final CommandResults results;
+
+    public InMemoryCommandBus(int capacityPerType, CommandResults results) {
+        this.capacityPerType = Require.positive(capacityPerType, "capacityPerType");
+        this.results = Objects.requireNonNull(results, "results");
+    }
+
+    @Override
+    public Mono<Void> send(CommandMessage command) {
+        return Mono.defer(() -> {
+            MaterializedNamedAggregate type = command.aggregateId().materialize();
+            BoundedRoute<MessageExchange<CommandMessage>> route = route(type);
+            LocalExchange<CommandMessage> exchange = new LocalExchange<>(
+                    command, command.aggregateId(), () -> {}, reason -> results.failed(command, reason));
+            Sinks.EmitResult result = route.tryOffer(exchange);
+            if (result.isSuccess()) {
+                return Mono.empty();
+            }
+            if (result == Sinks.EmitResult.FAIL_OVERFLOW) {
+                return Mono.error(new CommandBusOverloadedException(toString(), type, route.capacity()));
+            }
+            return Mono.error(new IllegalStateException(
+                    this + " has no receiver for " + type + " any more (" + result + "); " + command + " not sent"));
+        });
+    }
+
+    @Override
+    public Flux<MessageExchange<CommandMessage>> receive(NamedAggregate namedAggregate) {
+        return route(namedAggregate.materialize()).flux();
+    }
+
+    private BoundedRoute<MessageExchange<CommandMessage>> route(MaterializedNamedAggregate type) {
+        return routes.computeIfAbsent(type, t -> new BoundedRoute<>(capacityPerType));
+    }
+
+    @Override
+    public String toString() {
+        return "InMemoryCommandBus[capacityPerType=" + capacityPerType + "]";
+    }
+}

@@ -1,0 +1,43 @@
+package dev.lanes.eventsourcing;
+
+import dev.lanes.api.AggregateId;
+import dev.lanes.messaging.DomainEventStream;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Append-only storage of event streams, one gapless version sequence per aggregate.
+ *
+ * <p>Every implementation must pass {@code dev.lanes.test.EventStoreContract} (module {@code lanes-test}). Methods
+ * validate their arguments and signal errors through the returned publisher; none blocks the calling thread.
+ */
+public interface EventStore {
+
+    /**
+     * Appends a stream whose {@link DomainEventStream#version()} is the aggregate's expected next version, atomically
+     * (all its events or none).
+     *
+     * <p>Errors: {@link DuplicateAggregateIdException} when version 1 is taken (another create won),
+     * {@link EventVersionConflictException} when a later version is taken (another writer won; recoverable: reload and
+     * retry), {@link DuplicateRequestIdException} when the aggregate already has a stream for the request id, {@link
+     * IllegalArgumentException} when the version would leave a gap.
+     */
+    Mono<Void> append(DomainEventStream stream);
+
+    /**
+     * The aggregate's streams with {@code fromVersion <= version <= toVersion}, in version order. Empty for an
+     * aggregate that does not exist.
+     *
+     * @throws IllegalArgumentException (as an error signal) if {@code fromVersion < 1} or {@code toVersion <
+     *     fromVersion}
+     */
+    Flux<DomainEventStream> load(AggregateId aggregateId, int fromVersion, int toVersion);
+
+    /** Every stream of the aggregate from {@code fromVersion} on, in version order. */
+    default Flux<DomainEventStream> load(AggregateId aggregateId, int fromVersion) {
+        return load(aggregateId, fromVersion, Integer.MAX_VALUE);
+    }
+
+    /** Whether the aggregate has a stream for this request id (the authoritative idempotency check). */
+    Mono<Boolean> hasRequestId(AggregateId aggregateId, String requestId);
+}

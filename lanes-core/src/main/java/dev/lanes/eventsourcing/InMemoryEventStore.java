@@ -1,0 +1,93 @@
+package dev.lanes.eventsourcing;
+
+import dev.lanes.api.AggregateId;
+import dev.lanes.internal.Require;
+import dev.lanes.messaging.DomainEventStream;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Keeps every aggregate's streams in memory. One monitor per aggregate makes an append atomic against concurrent
+ * appends to the same aggregate; different aggregates never contend.
+ */
+public final class InMemoryEventStore implements EventStore {
+    private final ConcurrentHashMap<AggregateId, Log> logs = new ConcurrentHashMap<>();
+
+    /** One aggregate's streams, in version order (index = version - 1), and its request ids. */
+    private static final class Log {
+        final List<DomainEventStream> streams = new ArrayList<>();
+        final Set<String> requestIds = new HashSet<>();
+    }
+
+    @Override
+    public Mono<Void> append(DomainEventStream stream) {
+        return Mono.fromRunnable(() -> appendNow(Objects.requireNonNull(stream, "stream")));
+    }
+
+    private void appendNow(DomainEventStream stream) {
+        Log log = logs.computeIfAbsent(stream.aggregateId(), id -> new Log());
+        synchronized (log) {
+            int stored = log.streams.size();
+            if (stream.version() <= stored) {
+                throw stream.version() == 1
+                        ? DuplicateAggregateIdException.of(stream.aggregateId())
+                        : EventVersionConflictException.taken(stream.aggregateId(), stream.version(), stored);
+            }
+            if (stream.version() != stored + 1) {
+                throw new IllegalArgumentException("Appending version " + stream.version() + " to "
+                        + stream.aggregateId() + " would leave a gap: the stored version is " + stored);
+            }
+            if (!log.requestIds.add(stream.requestId())) {
+                throw DuplicateRequestIdException.of(stream.aggregateId(), stream.requestId());
+            }
+            log.streams.add(stream);
+        }
+    }
+
+    @Override
+    public Flux<DomainEventStream> load(AggregateId aggregateId, int fromVersion, int toVersion) {
+        return Flux.defer(() -> {
+            Objects.requireNonNull(aggregateId, "aggregateId");
+            Require.positive(fromVersion, "fromVersion");
+            if (toVersion < fromVersion) {
+                throw new IllegalArgumentException(
+                        "toVersion must not be below fromVersion: " + toVersion + " < " + fromVersion);
+            }
+            Log log = logs.get(aggregateId);
+            if (log == null) {
+                return Flux.empty();
+            }
+            synchronized (log) {
+                int to = Math.min(toVersion, log.streams.size());
+                return fromVersion > to
+                        ? Flux.empty()
+                        : Flux.fromIterable(List.copyOf(log.streams.subList(fromVersion - 1, to)));
+            }
+        });
+    }
+
+    @Override
+    public Mono<Boolean> hasRequestId(AggregateId aggregateId, String requestId) {
+        return Mono.fromCallable(() -> {
+            Log log = logs.get(Objects.requireNonNull(aggregateId, "aggregateId"));
+            Require.notBlank(requestId, "requestId");
+            if (log == null) {
+                return false;
+            }
+            synchronized (log) {
+                return log.requestIds.contains(requestId);
+            }
+        });
+    }
+
+    /** How many aggregates have at least one stream. */
+    public int aggregateCount() {
+        return logs.size();
+    }
+}

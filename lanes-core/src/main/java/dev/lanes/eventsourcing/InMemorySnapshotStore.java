@@ -1,0 +1,28 @@
+package dev.lanes.eventsourcing;
+
+import dev.lanes.api.AggregateId;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import reactor.core.publisher.Mono;
+
+/** Keeps the latest snapshot of each aggregate in memory. */
+public final class InMemorySnapshotStore implements SnapshotStore {
+    private final ConcurrentHashMap<AggregateId, Snapshot> snapshots = new ConcurrentHashMap<>();
+
+    @Override
+    public Mono<Snapshot> load(AggregateId aggregateId) {
+        return Mono.fromSupplier(() -> snapshots.get(Objects.requireNonNull(aggregateId, "aggregateId")));
+    }
+
+    @Override
+    public Mono<Void> save(Snapshot snapshot) {
+        return Mono.fromRunnable(() -> snapshots.merge(
+                snapshot.aggregateId(),
+                snapshot,
+                (old, candidate) -> candidate.version() > old.version() ? candidate : old));
+    }
+
+    public int size() {
+        return snapshots.size();
+    }
+}

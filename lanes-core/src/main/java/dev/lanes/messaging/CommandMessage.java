@@ -1,0 +1,59 @@
+package dev.lanes.messaging;
+
+import dev.lanes.api.AggregateId;
+import dev.lanes.internal.Require;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+
+/**
+ * A command on its way to one aggregate.
+ *
+ * @param messageId unique id of this message
+ * @param aggregateId the aggregate that handles it
+ * @param requestId the idempotency key: an aggregate appends at most one event stream per request id
+ * @param command the user's command value
+ * @param createdAt when it was created
+ * @param headers free-form metadata, copied
+ */
+public record CommandMessage(
+        String messageId,
+        AggregateId aggregateId,
+        String requestId,
+        Object command,
+        Instant createdAt,
+        Map<String, String> headers) {
+
+    public CommandMessage {
+        Require.notBlank(messageId, "messageId");
+        Objects.requireNonNull(aggregateId, "aggregateId");
+        Require.notBlank(requestId, "requestId");
+        Objects.requireNonNull(command, "command");
+        Objects.requireNonNull(createdAt, "createdAt");
+        headers = Map.copyOf(headers);
+    }
+
+    /** A command with a fresh message id that is also its request id. */
+    public static CommandMessage of(AggregateId aggregateId, Object command) {
+        String id = UUID.randomUUID().toString();
+        return new CommandMessage(id, aggregateId, id, command, Instant.now(), Map.of());
+    }
+
+    /** A command whose request id (idempotency key) is chosen by the caller. */
+    public static CommandMessage of(AggregateId aggregateId, Object command, String requestId) {
+        return new CommandMessage(
+                UUID.randomUUID().toString(), aggregateId, requestId, command, Instant.now(), Map.of());
+    }
+
+    public CommandMessage withHeader(String name, String value) {
+        Map<String, String> copy = new java.util.HashMap<>(headers);
+        copy.put(Require.notBlank(name, "name"), Objects.requireNonNull(value, "value"));
+        return new CommandMessage(messageId, aggregateId, requestId, command, createdAt, copy);
+    }
+
+    @Override
+    public String toString() {
+        return command.getClass().getSimpleName() + "[" + aggregateId + ", request " + requestId + "]";
+    }
+}

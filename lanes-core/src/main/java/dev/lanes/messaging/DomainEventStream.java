@@ -1,0 +1,77 @@
+package dev.lanes.messaging;
+
+import dev.lanes.api.AggregateId;
+import dev.lanes.internal.Require;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+
+/**
+ * The events one command produced on one aggregate, appended atomically as one version.
+ *
+ * @param id unique id of this stream
+ * @param aggregateId the aggregate it belongs to
+ * @param version the aggregate's version after this stream: the expected next version when appended (1 creates it)
+ * @param requestId the request id of the command that produced it (idempotency key)
+ * @param commandId message id of that command
+ * @param events at least one event, in order
+ * @param createdAt when it was produced
+ * @param headers free-form metadata, copied
+ */
+public record DomainEventStream(
+        String id,
+        AggregateId aggregateId,
+        int version,
+        String requestId,
+        String commandId,
+        List<DomainEvent> events,
+        Instant createdAt,
+        Map<String, String> headers) {
+
+    public DomainEventStream {
+        Require.notBlank(id, "id");
+        Objects.requireNonNull(aggregateId, "aggregateId");
+        if (version < 1) {
+            throw new IllegalArgumentException("version must be positive: " + version + " (" + aggregateId + ")");
+        }
+        Require.notBlank(requestId, "requestId");
+        Require.notBlank(commandId, "commandId");
+        events = List.copyOf(events);
+        if (events.isEmpty()) {
+            throw new IllegalArgumentException(
+                    "an event stream needs at least one event: " + aggregateId + " v" + version);
+        }
+        Objects.requireNonNull(createdAt, "createdAt");
+        headers = Map.copyOf(headers);
+    }
+
+    /** The stream a command produced: its payloads numbered from 1. */
+    public static DomainEventStream of(CommandMessage command, int version, List<?> payloads) {
+        List<DomainEvent> events = new ArrayList<>(payloads.size());
+        for (Object payload : payloads) {
+            events.add(new DomainEvent(events.size() + 1, payload));
+        }
+        return new DomainEventStream(
+                UUID.randomUUID().toString(),
+                command.aggregateId(),
+                version,
+                command.requestId(),
+                command.messageId(),
+                events,
+                Instant.now(),
+                command.headers());
+    }
+
+    public List<Object> payloads() {
+        return events.stream().map(DomainEvent::payload).toList();
+    }
+
+    @Override
+    public String toString() {
+        return "DomainEventStream[" + aggregateId + " v" + version + ", " + events.size() + " event(s), request "
+                + requestId + "]";
+    }
+}

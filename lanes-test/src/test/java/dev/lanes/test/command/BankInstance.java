@@ -1,0 +1,68 @@
+package dev.lanes.test.command;
+
+import dev.lanes.command.CommandBus;
+import dev.lanes.command.CommandDispatcher;
+import dev.lanes.command.CommandGateway;
+import dev.lanes.command.CommandResults;
+import dev.lanes.command.DefaultCommandGateway;
+import dev.lanes.command.InMemoryCommandBus;
+import dev.lanes.dispatch.DispatcherStats;
+import dev.lanes.dispatch.InMemoryParkingLot;
+import dev.lanes.dispatch.LaneSettings;
+import dev.lanes.dispatch.ParkingLot;
+import dev.lanes.event.DomainEventBus;
+import dev.lanes.event.InMemoryDomainEventBus;
+import dev.lanes.eventsourcing.EventStore;
+import dev.lanes.runtime.RuntimeContext;
+import dev.lanes.test.bank.Bank;
+import java.time.Duration;
+import java.util.function.UnaryOperator;
+
+/** One instance of the bank's command side: its own bus, dispatcher and gateway, over a given event store. */
+final class BankInstance implements AutoCloseable {
+    final CommandResults results = new CommandResults();
+    final CommandBus commandBus;
+    final DomainEventBus eventBus;
+    final InMemoryParkingLot parkingLot = ParkingLot.inMemory();
+    final CommandDispatcher dispatcher;
+    final CommandGateway gateway;
+
+    BankInstance(String name, EventStore eventStore) {
+        this(name, eventStore, 4096, new InMemoryDomainEventBus(1024), builder -> builder);
+    }
+
+    BankInstance(
+            String name,
+            EventStore eventStore,
+            int busCapacity,
+            DomainEventBus eventBus,
+            UnaryOperator<CommandDispatcher.Builder> customize) {
+        this.commandBus = new InMemoryCommandBus(busCapacity, results);
+        this.eventBus = eventBus;
+        this.dispatcher = customize
+                .apply(CommandDispatcher.builder(commandBus, eventStore, eventBus, results)
+                        .name(name)
+                        .register(Bank.definition())
+                        .parkingLot(parkingLot)
+                        .settings(LaneSettings.DEFAULT
+                                .withStrategy(dev.lanes.dispatch.LaneStrategy.KEYED)
+                                .withRetryPolicy(CommandDispatcher.DEFAULT_RETRY_POLICY)))
+                .build();
+        this.gateway = new DefaultCommandGateway(commandBus, eventStore, results);
+    }
+
+    BankInstance start() {
+        dispatcher.prepare(RuntimeContext.standalone()).block(Duration.ofSeconds(10));
+        dispatcher.start();
+        return this;
+    }
+
+    DispatcherStats stats() {
+        return dispatcher.dispatchers().get(0).stats();
+    }
+
+    @Override
+    public void close() {
+        dispatcher.stopGracefully().block(Duration.ofSeconds(30));
+    }
+}

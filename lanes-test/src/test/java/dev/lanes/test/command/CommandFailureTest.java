@@ -1,0 +1,169 @@
+package dev.lanes.test.command;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lanes.api.AggregateId;
+import dev.lanes.command.CommandBusOverloadedException;
+import dev.lanes.command.CommandResult;
+import dev.lanes.command.WaitStage;
+import dev.lanes.event.InMemoryDomainEventBus;
+import dev.lanes.eventsourcing.DuplicateRequestIdException;
+import dev.lanes.eventsourcing.EventStore;
+import dev.lanes.eventsourcing.InMemoryEventStore;
+import dev.lanes.messaging.CommandMessage;
+import dev.lanes.messaging.DomainEventStream;
+import dev.lanes.test.bank.AccountCommand.Deposit;
+import dev.lanes.test.bank.AccountCommand.OpenAccount;
+import dev.lanes.test.bank.AccountCommand.Withdraw;
+import dev.lanes.test.bank.Bank;
+import dev.lanes.test.bank.BankRuleViolation;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+class CommandFailureTest {
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+    @Test
+    void aHandlersErrorReachesTheCallerWithItsTypeAndMessageAndTheAggregateIsUnchanged() {
+        InMemoryEventStore store = new InMemoryEventStore();
+        try (BankInstance bank = new BankInstance("Bank", store).start()) {
+            AggregateId id = Bank.account("poor");
+            bank.gateway.send(id, new OpenAccount("ann"), WaitStage.PROCESSED).block(TIMEOUT);
+            bank.gateway.send(id, new Deposit(10), WaitStage.PROCESSED).block(TIMEOUT);
+
+            assertThatThrownBy(() -> bank.gateway
+                            .send(id, new Withdraw(50), WaitStage.PROCESSED)
+                            .block(TIMEOUT))
+                    .isInstanceOf(BankRuleViolation.class)
+                    .hasMessage("insufficient funds: balance 10, withdrawal 50");
+
+            assertThat(store.load(id, 1).count().block(TIMEOUT)).isEqualTo(2);
+            CommandResult next =
+                    bank.gateway.send(id, new Withdraw(10), WaitStage.PROCESSED).block(TIMEOUT);
+            assertThat(next.version()).isEqualTo(3);
+            assertThat(bank.stats().parked()).isZero();
+        }
+    }
+
+    @Test
+    void anEventStoreOutageIsRetriedInTheLaneAndTheCommandSucceedsOnceItRecovers() {
+        FlakyStore store = new FlakyStore(new InMemoryEventStore());
+        try (BankInstance bank = new BankInstance("Bank", store).start()) {
+            AggregateId id = Bank.account("flaky");
+            bank.gateway.send(id, new OpenAccount("bob"), WaitStage.PROCESSED).block(TIMEOUT);
+            store.failNextAppends.set(3);
+
+            CommandResult result =
+                    bank.gateway.send(id, new Deposit(5), WaitStage.PROCESSED).block(TIMEOUT);
+
+            assertThat(result.version()).isEqualTo(2);
+            assertThat(store.failNextAppends).hasValue(0);
+            assertThat(bank.stats().retried()).isEqualTo(3);
+            assertThat(store.load(id, 1).count().block(TIMEOUT)).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void anOutageLongerThanTheRetriesParksTheCommandAndTheCallerGetsTheStoreError() {
+        FlakyStore store = new FlakyStore(new InMemoryEventStore());
+        try (BankInstance bank = new BankInstance("Bank", store).start()) {
+            AggregateId id = Bank.account("down");
+            bank.gateway.send(id, new OpenAccount("cy"), WaitStage.PROCESSED).block(TIMEOUT);
+            store.failNextAppends.set(100);
+
+            assertThatThrownBy(() -> bank.gateway
+                            .send(id, new Deposit(5), WaitStage.PROCESSED)
+                            .block(TIMEOUT))
+                    .hasMessageContaining("store unavailable");
+            assertThat(bank.parkingLot.entries()).singleElement().satisfies(parked -> {
+                assertThat(parked.aggregateId()).isEqualTo(id);
+                assertThat(parked.attempts()).isEqualTo(6);
+            });
+            store.failNextAppends.set(0);
+            assertThat(bank.gateway
+                            .send(id, new Deposit(7), WaitStage.PROCESSED)
+                            .block(TIMEOUT)
+                            .version())
+                    .isEqualTo(2);
+        }
+    }
+
+    @Test
+    void aDuplicateRequestIdIsRejectedWhetherProcessedOrStillInFlight() {
+        InMemoryEventStore store = new InMemoryEventStore();
+        try (BankInstance bank = new BankInstance("Bank", store).start()) {
+            AggregateId id = Bank.account("dup");
+            bank.gateway.send(id, new OpenAccount("di"), WaitStage.PROCESSED).block(TIMEOUT);
+            CommandMessage deposit = CommandMessage.of(id, new Deposit(3), "request-1");
+            bank.gateway.send(deposit, WaitStage.PROCESSED).block(TIMEOUT);
+
+            assertThatThrownBy(() -> bank.gateway
+                            .send(CommandMessage.of(id, new Deposit(3), "request-1"), WaitStage.PROCESSED)
+                            .block(TIMEOUT))
+                    .isInstanceOf(DuplicateRequestIdException.class)
+                    .hasMessage("Duplicate request id 'request-1' on bank.account/dup");
+
+            long failures = Flux.range(0, 20)
+                    .flatMap(i -> bank.gateway
+                            .send(CommandMessage.of(id, new Deposit(1), "request-2"), WaitStage.PROCESSED)
+                            .map(r -> 0L)
+                            .onErrorResume(DuplicateRequestIdException.class, e -> Mono.just(1L)))
+                    .reduce(0L, Long::sum)
+                    .block(TIMEOUT);
+            assertThat(failures).isEqualTo(19);
+            assertThat(store.load(id, 1).count().block(TIMEOUT)).isEqualTo(3);
+        }
+    }
+
+    @Test
+    void aFullCommandBusFailsFastAndNothingIsHalfDone() {
+        InMemoryEventStore store = new InMemoryEventStore();
+        BankInstance bank = new BankInstance("Bank", store, 8, new InMemoryDomainEventBus(16), builder -> builder);
+        // not started: nothing drains the bus
+        bank.dispatcher.prepare(dev.lanes.runtime.RuntimeContext.standalone()).block(TIMEOUT);
+        AggregateId id = Bank.account("busy");
+        for (int i = 0; i < 8; i++) {
+            bank.gateway.send(id, new Deposit(1), WaitStage.SENT).block(TIMEOUT);
+        }
+
+        CommandMessage overflow = CommandMessage.of(id, new OpenAccount("late"), "overflow-1");
+        assertThatThrownBy(() -> bank.gateway.send(overflow, WaitStage.SENT).block(TIMEOUT))
+                .isInstanceOf(CommandBusOverloadedException.class)
+                .hasMessageContaining("is full for bank.account: 8 commands wait");
+        assertThat(bank.results.inFlight()).isEqualTo(8);
+
+        bank.dispatcher.forceStop();
+        assertThat(store.aggregateCount()).isZero();
+    }
+
+    /** An event store that fails a given number of appends, as an outage would. */
+    static final class FlakyStore implements EventStore {
+        final AtomicInteger failNextAppends = new AtomicInteger();
+        private final EventStore delegate;
+
+        FlakyStore(EventStore delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public Mono<Void> append(DomainEventStream stream) {
+            return Mono.defer(() -> failNextAppends.getAndUpdate(n -> Math.max(0, n - 1)) > 0
+                    ? Mono.error(new java.io.UncheckedIOException(new java.io.IOException("store unavailable")))
+                    : delegate.append(stream));
+        }
+
+        @Override
+        public Flux<DomainEventStream> load(AggregateId aggregateId, int fromVersion, int toVersion) {
+            return delegate.load(aggregateId, fromVersion, toVersion);
+        }
+
+        @Override
+        public Mono<Boolean> hasRequestId(AggregateId aggregateId, String requestId) {
+            return delegate.hasRequestId(aggregateId, requestId);
+        }
+    }
+}

@@ -1,0 +1,89 @@
+package dev.lanes.test.command;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lanes.api.AggregateId;
+import dev.lanes.command.WaitStage;
+import dev.lanes.dispatch.ExchangeRejectedException;
+import dev.lanes.event.InMemoryDomainEventBus;
+import dev.lanes.eventsourcing.InMemoryEventStore;
+import dev.lanes.eventsourcing.InMemorySnapshotStore;
+import dev.lanes.eventsourcing.Snapshot;
+import dev.lanes.test.bank.Account;
+import dev.lanes.test.bank.AccountCommand.Deposit;
+import dev.lanes.test.bank.AccountCommand.OpenAccount;
+import dev.lanes.test.bank.AccountCommand.Withdraw;
+import dev.lanes.test.bank.Bank;
+import dev.lanes.test.bank.BankRuleViolation;
+import java.time.Duration;
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+
+class SnapshotLoadingTest {
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+    @Test
+    void loadingStartsFromTheLatestSnapshotAndAppliesOnlyTheTail() {
+        InMemoryEventStore store = new InMemoryEventStore();
+        InMemorySnapshotStore snapshots = new InMemorySnapshotStore();
+        AggregateId id = Bank.account("snap");
+        try (BankInstance writer = new BankInstance("Writer", store).start()) {
+            writer.gateway.send(id, new OpenAccount("sam"), WaitStage.PROCESSED).block(TIMEOUT);
+            writer.gateway.send(id, new Deposit(10), WaitStage.PROCESSED).block(TIMEOUT);
+            writer.gateway.send(id, new Deposit(20), WaitStage.PROCESSED).block(TIMEOUT);
+        }
+        // a snapshot at version 2 that says 500 (not what replay gives, so we can tell it was used)
+        snapshots
+                .save(new Snapshot(id, 2, new Account("sam", 500, true, false), Instant.now()))
+                .block(TIMEOUT);
+
+        try (BankInstance reader = new BankInstance(
+                        "Reader",
+                        store,
+                        64,
+                        new InMemoryDomainEventBus(64),
+                        b -> b.snapshotStore(snapshots).cacheCapacity(0))
+                .start()) {
+            // 500 + 20 (version 3 applied on top of the snapshot) = 520; a full replay would give 30
+            assertThat(reader.gateway
+                            .send(id, new Withdraw(520), WaitStage.PROCESSED)
+                            .block(TIMEOUT)
+                            .version())
+                    .isEqualTo(4);
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> reader.gateway
+                            .send(id, new Withdraw(1), WaitStage.PROCESSED)
+                            .block(TIMEOUT))
+                    .isInstanceOf(BankRuleViolation.class)
+                    .hasMessageContaining("balance 0");
+        }
+    }
+
+    @Test
+    void aFullLaneRejectsBackToItsSender() {
+        InMemoryEventStore store = new InMemoryEventStore();
+        try (BankInstance bank = new BankInstance(
+                        "Bank",
+                        store,
+                        1024,
+                        new InMemoryDomainEventBus(64),
+                        b -> b.settings(dev.lanes.dispatch.LaneSettings.DEFAULT
+                                .withStrategy(dev.lanes.dispatch.LaneStrategy.KEYED)
+                                .withBounds(1, 1024)))
+                .start()) {
+            AggregateId id = Bank.account("hot");
+            bank.gateway.send(id, new OpenAccount("h"), WaitStage.PROCESSED).block(TIMEOUT);
+            long rejected = reactor.core.publisher.Flux.range(0, 200)
+                    .flatMap(i -> bank.gateway
+                            .send(id, new Deposit(1), WaitStage.PROCESSED)
+                            .map(r -> 0L)
+                            .onErrorResume(
+                                    ExchangeRejectedException.class,
+                                    e -> reactor.core.publisher.Mono.just(
+                                            e.reason() == ExchangeRejectedException.Reason.LANE_FULL ? 1L : 100_000L)))
+                    .reduce(0L, Long::sum)
+                    .block(TIMEOUT);
+            assertThat(rejected).isPositive().isLessThan(200);
+            assertThat(store.load(id, 1).count().block(TIMEOUT)).isEqualTo(1 + 200 - rejected);
+        }
+    }
+}

@@ -1,0 +1,104 @@
+package dev.lanes.test.command;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lanes.api.AggregateId;
+import dev.lanes.command.CommandResult;
+import dev.lanes.command.WaitStage;
+import dev.lanes.eventsourcing.InMemoryEventStore;
+import dev.lanes.messaging.DomainEventStream;
+import dev.lanes.test.bank.AccountCommand.Deposit;
+import dev.lanes.test.bank.AccountCommand.OpenAccount;
+import dev.lanes.test.bank.AccountEvent.Deposited;
+import dev.lanes.test.bank.Bank;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+
+/**
+ * Two command dispatchers (two instances) over one event store: the store's version check catches the races that
+ * scheduling on one instance cannot see; the loser evicts its cached state, reloads and retries.
+ */
+class TwoInstancesTest {
+    private static final Duration TIMEOUT = Duration.ofSeconds(60);
+
+    private final InMemoryEventStore store = new InMemoryEventStore();
+    private final BankInstance first = new BankInstance("First", store).start();
+    private final BankInstance second = new BankInstance("Second", store).start();
+
+    @AfterEach
+    void close() {
+        first.close();
+        second.close();
+    }
+
+    @Test
+    void concurrentCommandsOnTheSameAggregatesAreRetriedAndEndEqualToASerialReplay() {
+        int accounts = 20;
+        Flux.range(0, accounts)
+                .flatMap(i ->
+                        first.gateway.send(Bank.account("shared-" + i), new OpenAccount("o" + i), WaitStage.PROCESSED))
+                .blockLast(TIMEOUT);
+
+        int perInstance = 2_000;
+        List<CommandResult> results = Flux.merge(
+                        deposits(first, accounts, perInstance, 1), deposits(second, accounts, perInstance, 1_000_000))
+                .collectList()
+                .block(TIMEOUT);
+
+        assertThat(results).hasSize(2 * perInstance);
+        assertThat(first.stats().retried() + second.stats().retried())
+                .as("conflicts were detected and retried")
+                .isPositive();
+        assertThat(first.stats().parked() + second.stats().parked()).isZero();
+        long expectedTotal = 0;
+        for (int i = 0; i < 2 * perInstance; i++) {
+            expectedTotal += amount(i < perInstance ? i : i - perInstance, i < perInstance ? 1 : 1_000_000);
+        }
+        long storedTotal = 0;
+        Set<String> requestIds = new HashSet<>();
+        for (int i = 0; i < accounts; i++) {
+            AggregateId id = Bank.account("shared-" + i);
+            List<DomainEventStream> streams = store.load(id, 1).collectList().block(TIMEOUT);
+            long replayed = 0;
+            for (int v = 0; v < streams.size(); v++) {
+                DomainEventStream stream = streams.get(v);
+                assertThat(stream.version()).isEqualTo(v + 1);
+                assertThat(requestIds.add(stream.requestId()))
+                        .as("duplicate %s", stream)
+                        .isTrue();
+                for (Object event : stream.payloads()) {
+                    if (event instanceof Deposited deposited) {
+                        replayed += deposited.amount();
+                    }
+                }
+            }
+            long balance = first.gateway
+                    .send(id, new Deposit(1), WaitStage.PROCESSED)
+                    .then(second.gateway.send(id, new Deposit(1), WaitStage.PROCESSED))
+                    .map(r -> r.version())
+                    .block(TIMEOUT);
+            assertThat(balance).isEqualTo(streams.size() + 2);
+            storedTotal += replayed;
+        }
+        assertThat(storedTotal).as("nothing lost or duplicated").isEqualTo(expectedTotal);
+    }
+
+    private static Flux<CommandResult> deposits(BankInstance instance, int accounts, int count, long base) {
+        return Flux.range(0, count)
+                .flatMap(
+                        i -> instance.gateway.send(
+                                Bank.account("shared-" + (i % accounts)),
+                                new Deposit(amount(i, base)),
+                                WaitStage.PROCESSED),
+                        64);
+    }
+
+    private static long amount(int i, long base) {
+        return base + i;
+    }
+}
