@@ -4,8 +4,8 @@ import dev.lanes.api.AggregateId;
 import dev.lanes.api.NonRecoverableException;
 import dev.lanes.dispatch.MessageExchange;
 import dev.lanes.event.DomainEventBus;
+import dev.lanes.eventsourcing.AggregateLoader;
 import dev.lanes.eventsourcing.EventStore;
-import dev.lanes.eventsourcing.Snapshot;
 import dev.lanes.eventsourcing.SnapshotStore;
 import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEventStream;
@@ -30,7 +30,7 @@ final class AggregateProcessor<S> {
 
     private final AggregateDefinition<S> definition;
     private final EventStore eventStore;
-    private final SnapshotStore snapshotStore;
+    private final AggregateLoader<S> loader;
     private final DomainEventBus eventBus;
     private final CommandResults results;
     private final StateCache<S> cache;
@@ -44,7 +44,7 @@ final class AggregateProcessor<S> {
             int cacheCapacity) {
         this.definition = definition;
         this.eventStore = eventStore;
-        this.snapshotStore = snapshotStore;
+        this.loader = new AggregateLoader<>(definition, eventStore, snapshotStore);
         this.eventBus = eventBus;
         this.results = results;
         this.cache = new StateCache<>(cacheCapacity);
@@ -100,28 +100,7 @@ final class AggregateProcessor<S> {
     /** The latest state: cached, or the latest snapshot plus the streams after it. */
     Mono<AggregateState<S>> load(AggregateId aggregateId) {
         AggregateState<S> cached = cache.get(aggregateId);
-        if (cached != null) {
-            return Mono.just(cached);
-        }
-        return snapshotStore
-                .load(aggregateId)
-                .map(this::fromSnapshot)
-                .defaultIfEmpty(definition.initial(aggregateId))
-                .flatMap(
-                        base -> eventStore.load(aggregateId, base.nextVersion()).reduce(base, this::replay));
-    }
-
-    @SuppressWarnings("unchecked")
-    private AggregateState<S> fromSnapshot(Snapshot snapshot) {
-        return new AggregateState<>(snapshot.aggregateId(), snapshot.version(), (S) snapshot.state());
-    }
-
-    private AggregateState<S> replay(AggregateState<S> state, DomainEventStream stream) {
-        if (stream.version() != state.nextVersion()) {
-            throw new IllegalStateException("Event store returned " + stream + " after version " + state.version()
-                    + " of " + state.aggregateId() + ": versions must be gapless");
-        }
-        return definition.evolve(state, stream.version(), stream.payloads());
+        return cached != null ? Mono.just(cached) : loader.load(aggregateId);
     }
 
     int cachedStates() {

@@ -42,6 +42,13 @@ public final class CommandDispatcher implements RuntimeComponent {
             .withBackoff(Duration.ofMillis(20), Duration.ofSeconds(1))
             .withRetryable(error -> !(error instanceof LanesException lanes) || lanes.isRecoverable());
 
+    /**
+     * The seed's {@code HASHED} lanes with {@link #DEFAULT_RETRY_POLICY}; a full lane rejects back to the sender (the
+     * gateway's caller gets {@code LANE_FULL} and may retry), so one hot aggregate never pauses the others.
+     */
+    public static final LaneSettings DEFAULT_SETTINGS =
+            LaneSettings.DEFAULT.withRetryPolicy(DEFAULT_RETRY_POLICY).withOverflow(LaneSettings.Overflow.REJECT);
+
     private final String name;
     private final DefaultAggregateSchedulerSupplier schedulers;
     private final Map<MaterializedNamedAggregate, AggregateProcessor<?>> processors;
@@ -140,7 +147,7 @@ public final class CommandDispatcher implements RuntimeComponent {
         private final List<AggregateDefinition<?>> definitions = new ArrayList<>();
         private String name = "CommandDispatcher";
         private SnapshotStore snapshotStore = SnapshotStore.NONE;
-        private LaneSettings settings = LaneSettings.DEFAULT.withRetryPolicy(DEFAULT_RETRY_POLICY);
+        private LaneSettings settings = DEFAULT_SETTINGS;
         private int cacheCapacity = 10_000;
         private int schedulerParallelism = reactor.core.scheduler.Schedulers.DEFAULT_POOL_SIZE;
         private DispatcherMetrics metrics = DispatcherMetrics.NONE;
@@ -175,7 +182,7 @@ public final class CommandDispatcher implements RuntimeComponent {
             return this;
         }
 
-        /** Lane strategy, bounds and retry policy; the default retries with {@link #DEFAULT_RETRY_POLICY}. */
+        /** Lane strategy, bounds, retries and overflow; {@link #DEFAULT_SETTINGS} unless set. */
         public Builder settings(LaneSettings settings) {
             this.settings = Objects.requireNonNull(settings, "settings");
             return this;

@@ -96,6 +96,8 @@ public final class AggregateDispatcher<M> implements RuntimeComponent {
     private volatile RuntimeContext context = RuntimeContext.standalone();
     private volatile LaneRecorder recorder = LaneRecorder.NONE;
     private volatile @Nullable Scheduler scheduler;
+    private final int hotKeySampling;
+    private int admissions;
 
     private AggregateDispatcher(Builder<M> builder) {
         this.name = Require.notBlank(builder.name, "name");
@@ -108,8 +110,10 @@ public final class AggregateDispatcher<M> implements RuntimeComponent {
         this.metrics = builder.metrics;
         this.nanoTime = builder.nanoTime;
         this.cleanup = builder.cleanup;
-        this.lanes = new LaneTable<>(settings.maxQueuedPerLane());
-        this.intake = new Intake<>(this::admit, this::sourceFailed, settings.maxQueued());
+        this.lanes = new LaneTable<>(
+                settings.maxQueuedPerLane(), settings.overflow() == LaneSettings.Overflow.REJECT, this::laneRelieved);
+        this.intake = new Intake<>(this::admit, this::sourceFailed, settings.maxQueued(), lanes::overBound);
+        this.hotKeySampling = builder.hotKeySampling;
         this.hotKeys = new HotKeyTracker(HOT_KEY_CAPACITY, HOT_KEY_WINDOW_NANOS, nanoTime);
         this.gracefulStop = Mono.defer(() -> {
             quiesce();
@@ -155,7 +159,7 @@ public final class AggregateDispatcher<M> implements RuntimeComponent {
                 parked.sum(),
                 rejected.sum(),
                 cancelled.sum(),
-                hotKeys.hottest());
+                hotKeys.hottest(hotKeySampling));
     }
 
     // ---------------------------------------------------------------- lifecycle
@@ -294,12 +298,13 @@ public final class AggregateDispatcher<M> implements RuntimeComponent {
             refuse(exchange, Reason.ADMISSION_CLOSED, this + " admission is closed; " + exchange.aggregateId());
             return;
         }
-        String id = exchange.aggregateId().id();
-        hotKeys.record(id);
+        if (++admissions % hotKeySampling == 0) { // the intake is serial: a plain counter suffices
+            hotKeys.record(exchange.aggregateId().id());
+        }
         Envelope<M> envelope = new Envelope<>(exchange, lease, laneKey(exchange), nanoTime.getAsLong());
         switch (lanes.offer(envelope)) {
             case STARTED -> schedule(envelope, 0);
-            case QUEUED -> {}
+            case QUEUED, QUEUED_OVER_BOUND -> {}
             case FULL -> {
                 lease.close();
                 refuse(
@@ -327,6 +332,11 @@ public final class AggregateDispatcher<M> implements RuntimeComponent {
         recorder.outcome(Outcome.REJECTED, 0);
         rejectQuietly(exchange, new ExchangeRejectedException(reason, message));
         freeSlot();
+    }
+
+    /** The last lane over its bound came back under it: the intake may take again. */
+    private void laneRelieved() {
+        intake.release(0, true);
     }
 
     private void sourceFailed(Throwable error) {
@@ -537,6 +547,7 @@ public final class AggregateDispatcher<M> implements RuntimeComponent {
         private DispatcherMetrics metrics = DispatcherMetrics.NONE;
         private LongSupplier nanoTime = System::nanoTime;
         private Scheduler cleanup = Schedulers.boundedElastic();
+        private int hotKeySampling = 8;
 
         private Builder(String name, NamedAggregate namedAggregate) {
             this.name = Require.notBlank(name, "name");
@@ -586,6 +597,15 @@ public final class AggregateDispatcher<M> implements RuntimeComponent {
         /** Where cancellations run that may block (source and handler cancel hooks); bounded elastic by default. */
         public Builder<M> cleanup(Scheduler cleanup) {
             this.cleanup = Objects.requireNonNull(cleanup, "cleanup");
+            return this;
+        }
+
+        /**
+         * One admission in {@code every} is recorded for the hottest-ids sketch (counts are scaled back); 1 records
+         * all. Default 8: the sketch costs a lock and a scan per record.
+         */
+        public Builder<M> hotKeySampling(int every) {
+            this.hotKeySampling = Require.positive(every, "hotKeySampling");
             return this;
         }
 

@@ -33,13 +33,14 @@ public final class ExchangeRejectedException extends RuntimeException {
 
     private final Reason reason;
 
+    /** Expected under load: no stack trace is filled in (the message says where and why). */
     ExchangeRejectedException(Reason reason, String message) {
-        super(message);
+        super(message, null, true, false);
         this.reason = reason;
     }
 
     ExchangeRejectedException(Reason reason, String message, Throwable cause) {
-        super(message, cause);
+        super(message, cause, true, false);
         this.reason = reason;
     }
 

@@ -44,12 +44,17 @@ final class HotKeyTracker {
     }
 
     synchronized List<HotKey> hottest() {
+        return hottest(1);
+    }
+
+    /** The hottest ids, counts scaled by {@code sampling} (one record per {@code sampling} events). */
+    synchronized List<HotKey> hottest(int sampling) {
         rotateIfDue();
         Map<String, long[]> merged = new HashMap<>();
         previous.forEach((id, c) -> merged.put(id, c.clone()));
         current.forEach((id, c) -> merged.merge(id, c.clone(), (a, b) -> new long[] {a[0] + b[0], a[1] + b[1]}));
         List<HotKey> keys = new ArrayList<>(merged.size());
-        merged.forEach((id, c) -> keys.add(new HotKey(id, c[0], c[1])));
+        merged.forEach((id, c) -> keys.add(new HotKey(id, c[0] * sampling, c[1] * sampling)));
         keys.sort(Comparator.comparingLong(HotKey::count).reversed().thenComparing(HotKey::id));
         return keys.size() > REPORTED ? keys.subList(0, REPORTED) : keys;
     }

@@ -1,6 +1,7 @@
 package dev.lanes.dispatch;
 
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Subscription;
@@ -21,13 +22,22 @@ final class Intake<M> implements CoreSubscriber<MessageExchange<M>> {
     private final Consumer<Throwable> sourceFailed;
     private final int maxQueued;
     private final int batch;
+    private final BooleanSupplier paused;
     private final AtomicInteger credits = new AtomicInteger();
     private final AtomicInteger requesting = new AtomicInteger();
     private volatile @Nullable Subscription subscription;
     private volatile boolean started;
     private volatile boolean cancelled;
 
-    Intake(Consumer<MessageExchange<M>> admit, Consumer<Throwable> sourceFailed, int maxQueued) {
+    /**
+     * @param paused while true, freed slots are kept as credits instead of being requested (a lane is over its bound)
+     */
+    Intake(
+            Consumer<MessageExchange<M>> admit,
+            Consumer<Throwable> sourceFailed,
+            int maxQueued,
+            BooleanSupplier paused) {
+        this.paused = paused;
         this.admit = admit;
         this.sourceFailed = sourceFailed;
         this.maxQueued = maxQueued;
@@ -72,17 +82,20 @@ final class Intake<M> implements CoreSubscriber<MessageExchange<M>> {
     /** Returns freed slots as credits; requests from the source once a batch has gathered. */
     void release(int slots, boolean now) {
         int gathered = credits.addAndGet(slots);
-        if (!started || cancelled || (!now && gathered < batch)) {
+        if (!started || cancelled || paused.getAsBoolean() || (!now && gathered < batch)) {
             return;
         }
         if (requesting.getAndIncrement() != 0) {
             return;
         }
         do {
-            int n = credits.getAndSet(0);
             Subscription s = subscription;
-            if (n > 0 && s != null && !cancelled) {
-                s.request(n);
+            // credits are only taken when they are requested: a pause keeps them for the relief
+            if (s != null && !cancelled && !paused.getAsBoolean()) {
+                int n = credits.getAndSet(0);
+                if (n > 0) {
+                    s.request(n);
+                }
             }
         } while (requesting.decrementAndGet() != 0);
     }

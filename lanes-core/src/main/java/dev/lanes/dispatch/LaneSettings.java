@@ -8,17 +8,46 @@ import java.util.Objects;
  *
  * @param strategy how exchanges are grouped into serial lanes
  * @param parallelism groups of the {@link LaneStrategy#HASHED} strategy, separate from the scheduler's worker count
- * @param maxQueuedPerLane admitted exchanges one lane may hold (running one included); more for that lane are rejected
- *     back to their source with {@link ExchangeRejectedException.Reason#LANE_FULL}
+ * @param maxQueuedPerLane admitted exchanges one lane may hold (running one included); what happens above it is the
+ *     {@code overflow} policy
  * @param maxQueued admitted exchanges the whole dispatcher may hold; at this bound it stops requesting from its source
  * @param retryPolicy how a failing exchange is retried inside its lane before it is parked
+ * @param overflow what a full lane does to more exchanges for it
  */
 public record LaneSettings(
-        LaneStrategy strategy, int parallelism, int maxQueuedPerLane, int maxQueued, RetryPolicy retryPolicy) {
+        LaneStrategy strategy,
+        int parallelism,
+        int maxQueuedPerLane,
+        int maxQueued,
+        RetryPolicy retryPolicy,
+        Overflow overflow) {
 
-    /** {@code HASHED}, {@link MessageParallelism#DEFAULT_PARALLELISM} groups, 1,024 per lane, 16,384 in all. */
+    /** What a lane at {@code maxQueuedPerLane} does with one more exchange. */
+    public enum Overflow {
+        /**
+         * Takes it (memory stays bounded by {@code maxQueued}) but stops requesting from the source until the lane is
+         * back under its bound: the pressure goes to the source, as a partition pause. Nothing is rejected, so it suits
+         * sources that cannot redeliver.
+         */
+        PAUSE,
+        /**
+         * Hands it back to its source at once with {@link ExchangeRejectedException.Reason#LANE_FULL}; other lanes keep
+         * taking. The pressure goes to the sender of that aggregate only; suits senders that can retry (the gateway).
+         */
+        REJECT
+    }
+
+    /**
+     * {@code HASHED}, {@link MessageParallelism#DEFAULT_PARALLELISM} groups, 1,024 per lane, 16,384 in all, default
+     * retries, {@code PAUSE} on a full lane.
+     */
     public static final LaneSettings DEFAULT = new LaneSettings(
-            LaneStrategy.HASHED, MessageParallelism.DEFAULT_PARALLELISM, 1024, 16_384, RetryPolicy.DEFAULT);
+            LaneStrategy.HASHED,
+            MessageParallelism.DEFAULT_PARALLELISM,
+            1024,
+            16_384,
+            RetryPolicy.DEFAULT,
+            Overflow.PAUSE);
 
     public LaneSettings {
         Objects.requireNonNull(strategy, "strategy");
@@ -30,21 +59,26 @@ public record LaneSettings(
                     "maxQueuedPerLane must not exceed maxQueued: " + maxQueuedPerLane + " > " + maxQueued);
         }
         Objects.requireNonNull(retryPolicy, "retryPolicy");
+        Objects.requireNonNull(overflow, "overflow");
     }
 
     public LaneSettings withStrategy(LaneStrategy strategy) {
-        return new LaneSettings(strategy, parallelism, maxQueuedPerLane, maxQueued, retryPolicy);
+        return new LaneSettings(strategy, parallelism, maxQueuedPerLane, maxQueued, retryPolicy, overflow);
     }
 
     public LaneSettings withParallelism(int parallelism) {
-        return new LaneSettings(strategy, parallelism, maxQueuedPerLane, maxQueued, retryPolicy);
+        return new LaneSettings(strategy, parallelism, maxQueuedPerLane, maxQueued, retryPolicy, overflow);
     }
 
     public LaneSettings withBounds(int maxQueuedPerLane, int maxQueued) {
-        return new LaneSettings(strategy, parallelism, maxQueuedPerLane, maxQueued, retryPolicy);
+        return new LaneSettings(strategy, parallelism, maxQueuedPerLane, maxQueued, retryPolicy, overflow);
+    }
+
+    public LaneSettings withOverflow(Overflow overflow) {
+        return new LaneSettings(strategy, parallelism, maxQueuedPerLane, maxQueued, retryPolicy, overflow);
     }
 
     public LaneSettings withRetryPolicy(RetryPolicy retryPolicy) {
-        return new LaneSettings(strategy, parallelism, maxQueuedPerLane, maxQueued, retryPolicy);
+        return new LaneSettings(strategy, parallelism, maxQueuedPerLane, maxQueued, retryPolicy, overflow);
     }
 }

@@ -3,6 +3,7 @@ package dev.lanes.dispatch;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -20,7 +21,9 @@ final class LaneTable<M> {
         STARTED,
         /** Queued behind the lane's head: its turn will come. */
         QUEUED,
-        /** The lane holds its maximum; not queued. */
+        /** Queued beyond the lane's bound ({@code PAUSE}): the intake holds back until the lane is under it again. */
+        QUEUED_OVER_BOUND,
+        /** The lane holds its maximum ({@code REJECT}); not queued. */
         FULL,
         /** The table was closed by a force stop; not queued. */
         CLOSED
@@ -28,10 +31,23 @@ final class LaneTable<M> {
 
     private final ConcurrentHashMap<Object, Lane<M>> lanes = new ConcurrentHashMap<>();
     private final int maxPerLane;
+    private final boolean rejectOverBound;
+    private final Runnable relieved;
+    private final AtomicInteger lanesOverBound = new AtomicInteger();
     private volatile boolean closed;
 
-    LaneTable(int maxPerLane) {
+    /**
+     * @param relieved called, outside any lane's lock, when the last lane over its bound came back under it
+     */
+    LaneTable(int maxPerLane, boolean rejectOverBound, Runnable relieved) {
         this.maxPerLane = maxPerLane;
+        this.rejectOverBound = rejectOverBound;
+        this.relieved = relieved;
+    }
+
+    /** Whether some lane holds more than its bound: the intake should not take more now. */
+    boolean overBound() {
+        return lanesOverBound.get() > 0;
     }
 
     Offer offer(Envelope<M> envelope) {
@@ -42,14 +58,19 @@ final class LaneTable<M> {
                 return lane;
             }
             Lane<M> target = lane == null ? new Lane<>(key) : lane;
-            if (target.queue.size() >= maxPerLane) {
+            if (rejectOverBound && target.queue.size() >= maxPerLane) {
                 result[0] = Offer.FULL;
                 return target;
             }
             target.queue.addLast(envelope);
             envelope.lane = target;
             target.depth = target.queue.size();
-            result[0] = target.depth == 1 ? Offer.STARTED : Offer.QUEUED;
+            if (target.depth == maxPerLane + 1) {
+                lanesOverBound.incrementAndGet();
+                result[0] = Offer.QUEUED_OVER_BOUND;
+            } else {
+                result[0] = target.depth == 1 ? Offer.STARTED : Offer.QUEUED;
+            }
             return target;
         });
         return result[0];
@@ -60,15 +81,22 @@ final class LaneTable<M> {
     Envelope<M> complete(Lane<M> lane) {
         @SuppressWarnings("unchecked")
         Envelope<M>[] next = new Envelope[1];
+        boolean[] relief = new boolean[1];
         lanes.computeIfPresent(lane.key, (key, current) -> {
             if (current != lane) {
                 return current;
             }
             lane.queue.pollFirst();
             lane.depth = lane.queue.size();
+            if (lane.depth == maxPerLane && !rejectOverBound) {
+                relief[0] = lanesOverBound.decrementAndGet() == 0;
+            }
             next[0] = lane.queue.peekFirst();
             return lane.queue.isEmpty() ? null : lane;
         });
+        if (relief[0]) {
+            relieved.run();
+        }
         return next[0];
     }
 

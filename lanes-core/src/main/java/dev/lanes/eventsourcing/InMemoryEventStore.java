@@ -88,6 +88,12 @@ public final class InMemoryEventStore implements EventStore {
 
     /** How many aggregates have at least one stream. */
     public int aggregateCount() {
-        return logs.size();
+        int count = 0;
+        for (Log log : logs.values()) {
+            synchronized (log) {
+                count += log.streams.isEmpty() ? 0 : 1;
+            }
+        }
+        return count;
     }
 }

@@ -4,6 +4,7 @@ import dev.lanes.internal.Require;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import reactor.core.Scannable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -16,7 +17,7 @@ import reactor.util.concurrent.Queues;
  * queue until the consumer requests them.
  *
  * <p>{@link #tryOffer} fails fast when the queue is full; {@link #offer} waits (without blocking a thread) until the
- * consumer's next request frees room. Emission is serialized by this route's monitor, as Reactor sinks require.
+ * consumer takes a value and so frees room. Emission is serialized by this route's monitor, as Reactor sinks require.
  *
  * @param <T> the value type
  */
@@ -24,15 +25,20 @@ public final class BoundedRoute<T> {
     private final Sinks.Many<T> sink;
     private final int capacity;
     private final Queue<Runnable> waitingForRoom = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger waiting = new AtomicInteger();
     private final Flux<T> flux;
 
     public BoundedRoute(int capacity) {
         Require.positive(capacity, "capacity");
         this.capacity = Math.max(8, Queues.ceilingNextPowerOfTwo(capacity)); // Reactor's smallest array queue
-        this.sink = Sinks.many()
+        // unsafe (not serialized by Reactor): this route's monitor serializes emission, and an emission may re-enter
+        // from the consumer's drain (a waiting offer woken by a value handed out)
+        this.sink = Sinks.unsafe()
+                .many()
                 .unicast()
                 .onBackpressureBuffer(Queues.<T>get(this.capacity).get());
-        this.flux = sink.asFlux().doOnRequest(n -> wakeWaiting());
+        // every value handed to the consumer frees one slot; a request would come before the slots are freed
+        this.flux = sink.asFlux().doOnNext(value -> wakeWaiting());
     }
 
     /** The single consumer's view; a second subscriber is rejected by Reactor. */
@@ -47,9 +53,12 @@ public final class BoundedRoute<T> {
 
     /** Offers without waiting: {@code OK} on success, {@code FAIL_OVERFLOW} when full, or why the route is gone. */
     public Sinks.EmitResult tryOffer(T value) {
+        Sinks.EmitResult result;
         synchronized (this) {
-            return sink.tryEmitNext(value);
+            result = sink.tryEmitNext(value);
         }
+        // before its consumer subscribes, a full buffer reports "no subscriber": it is full all the same
+        return result == Sinks.EmitResult.FAIL_ZERO_SUBSCRIBER ? Sinks.EmitResult.FAIL_OVERFLOW : result;
     }
 
     /** Offers, waiting for room when full; errors when the route was cancelled or terminated. */
@@ -75,6 +84,7 @@ public final class BoundedRoute<T> {
             attempt.done = true;
             waiter.error(new IllegalStateException("The route's consumer is gone (" + result + ")"));
         } else {
+            waiting.incrementAndGet();
             waitingForRoom.add(() -> attempt(value, waiter, attempt));
             attempt.claim.set(false);
             if (hasRoom()) {
@@ -88,8 +98,17 @@ public final class BoundedRoute<T> {
         return buffered == null || buffered < capacity;
     }
 
+    /**
+     * Gives the waiting offers a turn, each at most once per call (a failed attempt registers again, at the tail), and
+     * stops as soon as the route is full again.
+     */
     private void wakeWaiting() {
-        for (Runnable next; (next = waitingForRoom.poll()) != null; ) {
+        for (int turns = waiting.get(); turns > 0 && hasRoom(); turns--) {
+            Runnable next = waitingForRoom.poll();
+            if (next == null) {
+                return;
+            }
+            waiting.decrementAndGet();
             next.run();
         }
     }

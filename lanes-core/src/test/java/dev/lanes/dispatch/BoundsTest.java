@@ -26,9 +26,12 @@ class BoundsTest {
     @Test
     void aFullLaneRejectsToItsSenderWhileOtherLanesKeepTaking() {
         Sinks.Empty<Void> release = Sinks.empty();
-        AggregateDispatcher<String> dispatcher = fixture.started(fixture.builder(
-                        exchange -> exchange.aggregateId().id().equals("hot") ? release.asMono() : Mono.empty())
-                .settings(LaneSettings.DEFAULT.withStrategy(LaneStrategy.KEYED).withBounds(4, 100)));
+        AggregateDispatcher<String> dispatcher = fixture.started(
+                fixture.builder(exchange -> exchange.aggregateId().id().equals("hot") ? release.asMono() : Mono.empty())
+                        .settings(LaneSettings.DEFAULT
+                                .withStrategy(LaneStrategy.KEYED)
+                                .withBounds(4, 100)
+                                .withOverflow(LaneSettings.Overflow.REJECT)));
 
         List<TestExchange> hot = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
@@ -56,6 +59,38 @@ class BoundsTest {
 
         release.tryEmitEmpty();
         await().atMost(PROMPTLY).until(() -> hot.subList(0, 4).stream().allMatch(TestExchange::acknowledged));
+    }
+
+    @Test
+    void underPauseALaneOverItsBoundStopsTheIntakeUntilItDrainsAndNothingIsRejected() {
+        Sinks.Empty<Void> release = Sinks.empty();
+        AggregateDispatcher<String> dispatcher = fixture.started(fixture.builder(
+                        exchange -> exchange.aggregateId().id().equals("hot") ? release.asMono() : Mono.empty())
+                .settings(LaneSettings.DEFAULT.withStrategy(LaneStrategy.KEYED).withBounds(2, 8)));
+
+        List<TestExchange> hot =
+                List.of(TestExchange.of("hot", 0), TestExchange.of("hot", 1), TestExchange.of("hot", 2));
+        hot.forEach(fixture::emit);
+        List<TestExchange> early = new ArrayList<>();
+        List<TestExchange> late = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            early.add(TestExchange.of("early-" + i, i));
+            late.add(TestExchange.of("late-" + i, i));
+        }
+        early.forEach(fixture::emit);
+        await().atMost(PROMPTLY).until(() -> early.stream().allMatch(TestExchange::acknowledged));
+        late.forEach(fixture::emit);
+
+        // the hot lane holds 3 > 2: the freed slots are not requested, the late ones wait in the source
+        await().atMost(PROMPTLY)
+                .until(() -> Integer.valueOf(5).equals(fixture.source.scan(reactor.core.Scannable.Attr.BUFFERED)));
+        assertThat(late).noneMatch(e -> e.settled.isDone());
+        assertThat(dispatcher.stats().rejected()).isZero();
+
+        release.tryEmitEmpty();
+        await().atMost(PROMPTLY).until(() -> late.stream().allMatch(TestExchange::acknowledged));
+        assertThat(hot).allMatch(TestExchange::acknowledged);
+        assertThat(dispatcher.stats().rejected()).isZero();
     }
 
     @Test

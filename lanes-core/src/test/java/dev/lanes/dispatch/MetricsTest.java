@@ -44,6 +44,7 @@ class MetricsTest {
                 .settings(LaneSettings.DEFAULT
                         .withStrategy(LaneStrategy.KEYED)
                         .withBounds(1, 100)
+                        .withOverflow(LaneSettings.Overflow.REJECT)
                         .withRetryPolicy(
                                 RetryPolicy.DEFAULT.withMaxRetries(1).withBackoff(Duration.ZERO, Duration.ZERO)))
                 .metrics(metrics)
@@ -75,7 +76,8 @@ class MetricsTest {
     void statsShowLaneSkewAndTheHottestIdsWithoutEverTaggingAnId() {
         Sinks.Empty<Void> release = Sinks.empty();
         AggregateDispatcher<String> dispatcher = fixture.started(fixture.builder(exchange -> release.asMono())
-                .settings(LaneSettings.DEFAULT.withStrategy(LaneStrategy.KEYED).withBounds(64, 1000)));
+                .settings(LaneSettings.DEFAULT.withStrategy(LaneStrategy.KEYED).withBounds(64, 1000))
+                .hotKeySampling(1));
         List<TestExchange> sent = new ArrayList<>();
         for (int i = 0; i < 40; i++) {
             sent.add(TestExchange.of("hot", i));

@@ -70,6 +70,7 @@ class NonBlockingLanesTest {
                 .settings(LaneSettings.DEFAULT
                         .withStrategy(LaneStrategy.KEYED)
                         .withBounds(8, 10_000)
+                        .withOverflow(LaneSettings.Overflow.REJECT)
                         .withRetryPolicy(RetryPolicy.DEFAULT
                                 .withMaxRetries(2)
                                 .withBackoff(Duration.ofMillis(1), Duration.ofMillis(2)))));

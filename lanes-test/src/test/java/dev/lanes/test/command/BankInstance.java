@@ -8,7 +8,6 @@ import dev.lanes.command.DefaultCommandGateway;
 import dev.lanes.command.InMemoryCommandBus;
 import dev.lanes.dispatch.DispatcherStats;
 import dev.lanes.dispatch.InMemoryParkingLot;
-import dev.lanes.dispatch.LaneSettings;
 import dev.lanes.dispatch.ParkingLot;
 import dev.lanes.event.DomainEventBus;
 import dev.lanes.event.InMemoryDomainEventBus;
@@ -44,9 +43,8 @@ final class BankInstance implements AutoCloseable {
                         .name(name)
                         .register(Bank.definition())
                         .parkingLot(parkingLot)
-                        .settings(LaneSettings.DEFAULT
-                                .withStrategy(dev.lanes.dispatch.LaneStrategy.KEYED)
-                                .withRetryPolicy(CommandDispatcher.DEFAULT_RETRY_POLICY)))
+                        .settings(
+                                CommandDispatcher.DEFAULT_SETTINGS.withStrategy(dev.lanes.dispatch.LaneStrategy.KEYED)))
                 .build();
         this.gateway = new DefaultCommandGateway(commandBus, eventStore, results);
     }

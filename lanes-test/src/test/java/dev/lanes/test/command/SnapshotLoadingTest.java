@@ -66,7 +66,7 @@ class SnapshotLoadingTest {
                         store,
                         1024,
                         new InMemoryDomainEventBus(64),
-                        b -> b.settings(dev.lanes.dispatch.LaneSettings.DEFAULT
+                        b -> b.settings(dev.lanes.command.CommandDispatcher.DEFAULT_SETTINGS
                                 .withStrategy(dev.lanes.dispatch.LaneStrategy.KEYED)
                                 .withBounds(1, 1024)))
                 .start()) {

@@ -1,0 +1,252 @@
+package dev.lanes.processing;
+
+import dev.lanes.command.CommandResults;
+import dev.lanes.dispatch.AggregateDispatcher;
+import dev.lanes.dispatch.DispatcherMetrics;
+import dev.lanes.dispatch.InMemoryParkingLot;
+import dev.lanes.dispatch.LaneSettings;
+import dev.lanes.dispatch.ParkedMessage;
+import dev.lanes.dispatch.ParkingLot;
+import dev.lanes.event.DomainEventBus;
+import dev.lanes.internal.Require;
+import dev.lanes.messaging.DomainEventStream;
+import dev.lanes.runtime.ComponentGroup;
+import dev.lanes.runtime.RuntimeComponent;
+import dev.lanes.runtime.RuntimeContext;
+import dev.lanes.scheduler.AggregateSchedulerSupplier;
+import dev.lanes.scheduler.BorrowedAggregateSchedulerSupplier;
+import dev.lanes.scheduler.DefaultAggregateSchedulerSupplier;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
+
+/**
+ * The event side of one instance: its processors (handlers, projections, sagas, snapshotters), each a consumer group on
+ * the domain event bus, running on the schedulers of one supplier that this component owns.
+ *
+ * <p>Ownership: every child gets a {@link BorrowedAggregateSchedulerSupplier} view; a child's stop or force never
+ * disposes the shared schedulers. Only this component stops the real supplier, once, after its children drained.
+ *
+ * <p>Lifecycle: prepare subscribes every child to the bus before any child gets demand (start), so nothing published
+ * at start is lost. Graceful stop closes every child's intake, drains the children in reverse order, then stops the
+ * supplier. Force forces the children in reverse order, then the supplier; a force before the graceful stop was
+ * subscribed turns the supplier's graceful stop into a no-op.
+ */
+public final class CompositeEventDispatcher implements RuntimeComponent {
+    private final String name;
+    private final AggregateSchedulerSupplier schedulers;
+    private final List<ProcessorDispatcher> children;
+    private final Map<String, EventProcessor> processors;
+    private final ParkingLot parkingLot;
+    private final ComponentGroup group;
+
+    private CompositeEventDispatcher(Builder builder) {
+        this.name = builder.name;
+        this.schedulers = builder.schedulers != null
+                ? builder.schedulers
+                : new DefaultAggregateSchedulerSupplier(name, builder.schedulerParallelism);
+        this.parkingLot = builder.parkingLot;
+        AggregateSchedulerSupplier borrowed = BorrowedAggregateSchedulerSupplier.borrow(schedulers);
+        this.processors = new LinkedHashMap<>();
+        this.children = new ArrayList<>();
+        for (EventProcessor processor : builder.processors) {
+            processors.put(processor.name(), processor);
+            children.add(new ProcessorDispatcher(
+                    processor,
+                    builder.eventBus,
+                    borrowed,
+                    builder.settings,
+                    parkingLot,
+                    builder.metrics,
+                    builder.results));
+        }
+        if (builder.results != null) {
+            declareProjections(builder.results);
+        }
+        this.group = new ComponentGroup(name, children, schedulers);
+    }
+
+    private void declareProjections(CommandResults results) {
+        Map<dev.lanes.api.MaterializedNamedAggregate, Set<String>> byType = new LinkedHashMap<>();
+        for (EventProcessor processor : processors.values()) {
+            if (processor.kind() == ProcessorKind.PROJECTION) {
+                processor
+                        .aggregateTypes()
+                        .forEach(type -> byType.computeIfAbsent(type, t -> new java.util.HashSet<>())
+                                .add(processor.name()));
+            }
+        }
+        byType.forEach(results::expectProjections);
+    }
+
+    /** Starts a builder; the name also names the scheduler threads ({@code <name>-<aggregate>-<n>}). */
+    public static Builder builder(String name, DomainEventBus eventBus) {
+        return new Builder(name, eventBus);
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    /** The children, one per processor, in registration order. */
+    public List<RuntimeComponent> children() {
+        return List.copyOf(children);
+    }
+
+    /** Every lane engine of every processor, for stats and reports. */
+    public List<AggregateDispatcher<DomainEventStream>> dispatchers() {
+        return children.stream()
+                .flatMap(child -> child.dispatchers().stream())
+                .collect(Collectors.toUnmodifiableList());
+    }
+
+    /** The parked events, oldest first, when the parking lot is the default in-memory one. */
+    public List<ParkedMessage> parked() {
+        return parkingLot instanceof InMemoryParkingLot inMemory ? inMemory.entries() : List.of();
+    }
+
+    /**
+     * Runs a parked stream through its processor again, outside the lanes (its aggregate's later streams may already
+     * have been handled). Completes {@code true} when handled, {@code false} when it failed again (and was parked
+     * again).
+     *
+     * @throws IllegalArgumentException if the entry is not an event stream of one of this dispatcher's processors
+     */
+    public Mono<Boolean> replay(ParkedMessage parked) {
+        EventProcessor processor = processors.get(parked.dispatcher());
+        if (processor == null || !(parked.message() instanceof DomainEventStream stream)) {
+            throw new IllegalArgumentException(name + " has no processor '" + parked.dispatcher() + "' for " + parked);
+        }
+        return processor.handle(stream).thenReturn(true).onErrorResume(error -> {
+            parkingLot.park(new ParkedMessage(
+                    parked.dispatcher(),
+                    parked.aggregateId(),
+                    stream,
+                    error,
+                    parked.attempts() + 1,
+                    java.time.Instant.now()));
+            return Mono.just(false);
+        });
+    }
+
+    /** Replays and removes every parked entry of the default in-memory parking lot; completes with how many succeeded. */
+    public Mono<Integer> replayParked() {
+        if (!(parkingLot instanceof InMemoryParkingLot inMemory)) {
+            return Mono.error(new IllegalStateException(
+                    name + " parks into " + parkingLot + "; replay its entries with replay(entry)"));
+        }
+        return reactor.core.publisher.Flux.fromIterable(inMemory.takeAll())
+                .concatMap(this::replay)
+                .filter(Boolean::booleanValue)
+                .count()
+                .map(Long::intValue);
+    }
+
+    @Override
+    public Mono<Void> prepare(RuntimeContext context) {
+        return group.prepare(context);
+    }
+
+    @Override
+    public void start() {
+        group.start();
+    }
+
+    @Override
+    public void quiesce() {
+        group.quiesce();
+    }
+
+    @Override
+    public Mono<Void> stopGracefully() {
+        return group.stopGracefully();
+    }
+
+    @Override
+    public void forceStop() {
+        group.forceStop();
+    }
+
+    @Override
+    public String toString() {
+        return "CompositeEventDispatcher[" + name + ", " + processors.keySet() + "]";
+    }
+
+    /** The bus is required; register at least one processor. */
+    public static final class Builder {
+        private final String name;
+        private final DomainEventBus eventBus;
+        private final List<EventProcessor> processors = new ArrayList<>();
+        private @Nullable AggregateSchedulerSupplier schedulers;
+        private int schedulerParallelism = reactor.core.scheduler.Schedulers.DEFAULT_POOL_SIZE;
+        private LaneSettings settings = LaneSettings.DEFAULT;
+        private ParkingLot parkingLot = ParkingLot.inMemory();
+        private DispatcherMetrics metrics = DispatcherMetrics.NONE;
+        private @Nullable CommandResults results;
+
+        private Builder(String name, DomainEventBus eventBus) {
+            this.name = Require.notBlank(name, "name");
+            this.eventBus = Objects.requireNonNull(eventBus, "eventBus");
+        }
+
+        public Builder processor(EventProcessor processor) {
+            Objects.requireNonNull(processor, "processor");
+            if (processors.stream().anyMatch(p -> p.name().equals(processor.name()))) {
+                throw new IllegalArgumentException(
+                        "An event processor named " + processor.name() + " is already registered");
+            }
+            processors.add(processor);
+            return this;
+        }
+
+        /** The supplier this dispatcher owns and stops; by default a new {@link DefaultAggregateSchedulerSupplier}. */
+        public Builder schedulers(AggregateSchedulerSupplier schedulers) {
+            this.schedulers = Objects.requireNonNull(schedulers, "schedulers");
+            return this;
+        }
+
+        public Builder schedulerParallelism(int schedulerParallelism) {
+            this.schedulerParallelism = Require.positive(schedulerParallelism, "schedulerParallelism");
+            return this;
+        }
+
+        /**
+         * Lane settings of every processor; {@link LaneSettings#DEFAULT} unless set. Keep its {@code PAUSE} overflow
+         * with a bus that cannot redeliver (the in-memory one): a rejected stream would be lost to the processor.
+         */
+        public Builder settings(LaneSettings settings) {
+            this.settings = Objects.requireNonNull(settings, "settings");
+            return this;
+        }
+
+        public Builder parkingLot(ParkingLot parkingLot) {
+            this.parkingLot = Objects.requireNonNull(parkingLot, "parkingLot");
+            return this;
+        }
+
+        public Builder metrics(DispatcherMetrics metrics) {
+            this.metrics = Objects.requireNonNull(metrics, "metrics");
+            return this;
+        }
+
+        /** Where projections report, so senders waiting for {@code PROJECTED} complete. */
+        public Builder commandResults(CommandResults results) {
+            this.results = Objects.requireNonNull(results, "results");
+            return this;
+        }
+
+        public CompositeEventDispatcher build() {
+            if (processors.isEmpty()) {
+                throw new IllegalStateException(name + " has no event processor registered");
+            }
+            return new CompositeEventDispatcher(this);
+        }
+    }
+}

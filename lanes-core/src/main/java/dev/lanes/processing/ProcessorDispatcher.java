@@ -1,0 +1,113 @@
+package dev.lanes.processing;
+
+import dev.lanes.command.CommandResults;
+import dev.lanes.dispatch.AggregateDispatcher;
+import dev.lanes.dispatch.DispatcherMetrics;
+import dev.lanes.dispatch.LaneSettings;
+import dev.lanes.dispatch.MessageExchange;
+import dev.lanes.dispatch.ParkingLot;
+import dev.lanes.event.DomainEventBus;
+import dev.lanes.messaging.DomainEventStream;
+import dev.lanes.runtime.ComponentGroup;
+import dev.lanes.runtime.RuntimeComponent;
+import dev.lanes.runtime.RuntimeContext;
+import dev.lanes.scheduler.AggregateSchedulerSupplier;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * One processor at run time: one lane engine per aggregate type it receives, on a borrowed scheduler supplier (its own
+ * stop and force never release the shared schedulers). A projection reports each handled (or parked) stream to {@link
+ * CommandResults}, which completes {@code PROJECTED} waits.
+ */
+final class ProcessorDispatcher implements RuntimeComponent {
+    private final EventProcessor processor;
+    private final @Nullable CommandResults results;
+    private final List<AggregateDispatcher<DomainEventStream>> dispatchers;
+    private final ComponentGroup group;
+
+    ProcessorDispatcher(
+            EventProcessor processor,
+            DomainEventBus eventBus,
+            AggregateSchedulerSupplier borrowed,
+            LaneSettings settings,
+            ParkingLot parkingLot,
+            DispatcherMetrics metrics,
+            @Nullable CommandResults results) {
+        this.processor = processor;
+        this.results = results;
+        ParkingLot reportingParkingLot = parked -> {
+            parkingLot.park(parked);
+            if (results != null
+                    && processor.kind() == ProcessorKind.PROJECTION
+                    && parked.message() instanceof DomainEventStream stream) {
+                results.projectionFailed(stream.commandId(), processor.name(), parked.error());
+            }
+        };
+        this.dispatchers = processor.aggregateTypes().stream()
+                .map(type -> AggregateDispatcher.<DomainEventStream>builder(processor.name(), type)
+                        .source(Flux.defer(() -> eventBus.receive(processor.name(), type)))
+                        .handler(this::handle)
+                        .schedulers(borrowed)
+                        .settings(settings)
+                        .parkingLot(reportingParkingLot)
+                        .metrics(metrics)
+                        .build())
+                .toList();
+        this.group = new ComponentGroup(processor.name(), dispatchers, borrowed);
+    }
+
+    private Mono<Void> handle(MessageExchange<DomainEventStream> exchange) {
+        DomainEventStream stream = exchange.message();
+        Mono<Void> handling = processor.handle(stream);
+        if (results == null || processor.kind() != ProcessorKind.PROJECTION) {
+            return handling;
+        }
+        return handling.then(Mono.fromRunnable(() -> results.projected(stream.commandId(), processor.name())));
+    }
+
+    EventProcessor processor() {
+        return processor;
+    }
+
+    List<AggregateDispatcher<DomainEventStream>> dispatchers() {
+        return dispatchers;
+    }
+
+    @Override
+    public String name() {
+        return processor.name();
+    }
+
+    @Override
+    public Mono<Void> prepare(RuntimeContext context) {
+        return group.prepare(context);
+    }
+
+    @Override
+    public void start() {
+        group.start();
+    }
+
+    @Override
+    public void quiesce() {
+        group.quiesce();
+    }
+
+    @Override
+    public Mono<Void> stopGracefully() {
+        return group.stopGracefully();
+    }
+
+    @Override
+    public void forceStop() {
+        group.forceStop();
+    }
+
+    @Override
+    public String toString() {
+        return "ProcessorDispatcher[" + processor.name() + "]";
+    }
+}
