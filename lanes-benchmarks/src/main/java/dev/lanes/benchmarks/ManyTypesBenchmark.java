@@ -1,0 +1,113 @@
+package dev.lanes.benchmarks;
+
+import dev.lanes.api.AggregateId;
+import dev.lanes.api.NamedAggregate;
+import dev.lanes.dispatch.MessageParallelism;
+import java.lang.management.ManagementFactory;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import reactor.core.publisher.Mono;
+
+/**
+ * Many aggregate types: 20 types x 500 ids, 50,000 exchanges per type (1,000,000 in all), handler {@code Mono.empty()};
+ * one dispatcher (or chain) per type, all started together, each fed by its own source.
+ *
+ * <ul>
+ *   <li>{@code REACTOR_CHAIN}: one {@code Schedulers.newParallel(.., W)} per type, as the original.
+ *   <li>{@code HASHED}, {@code KEYED}: one {@code DefaultAggregateSchedulerSupplier} shared by the 20 dispatchers; it
+ *       creates one scheduler of W workers per type.
+ *   <li>{@code KEYED_SHARED_SCHEDULER}: the engine with one scheduler of W workers for all 20 types (a custom
+ *       supplier), to show what a shared pool does to the same workload.
+ * </ul>
+ *
+ * <p>Score: nanoseconds per exchange (single shot per iteration, wiring not measured). Thread footprint: after each
+ * iteration, before the wiring is closed, the teardown prints a line {@code threads: ...} with the live scheduler
+ * worker threads of the variant ({@code bench-*}), all live JVM threads (ThreadMXBean, JMH's own included) and the
+ * peak since the iteration's setup.
+ *
+ * <p>Run:
+ *
+ * <pre>
+ * java -jar lanes-benchmarks/target/benchmarks.jar ManyTypesBenchmark -f 1 -wi 2 -i 5
+ * </pre>
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.SingleShotTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@OperationsPerInvocation(ManyTypesBenchmark.TYPES * ManyTypesBenchmark.MESSAGES_PER_TYPE)
+@Warmup(iterations = 3)
+@Measurement(iterations = 5)
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"-Xms2g", "-Xmx2g"})
+public class ManyTypesBenchmark {
+    static final int TYPES = 20;
+    static final int IDS_PER_TYPE = 500;
+    static final int MESSAGES_PER_TYPE = 50_000;
+
+    @Param({"REACTOR_CHAIN", "HASHED", "KEYED", "KEYED_SHARED_SCHEDULER"})
+    public Variant variant = Variant.KEYED;
+
+    private final NamedAggregate[] types = new NamedAggregate[TYPES];
+    private final AggregateId[][] ids = new AggregateId[TYPES][];
+    private final int[][] orders = new int[TYPES][];
+    private Completion completion = new Completion(0);
+    private Wiring wiring = new Wiring(Variant.REACTOR_CHAIN, 1, "unused");
+    private CpuMeter cpu = new CpuMeter();
+
+    @Setup(Level.Trial)
+    public void traffic() {
+        for (int t = 0; t < TYPES; t++) {
+            types[t] = NamedAggregate.of("bench", String.format("type%02d", t));
+            ids[t] = Feed.ids(types[t], IDS_PER_TYPE, 100 + t);
+            orders[t] = Feed.uniformOrder(IDS_PER_TYPE, MESSAGES_PER_TYPE, 200 + t);
+        }
+    }
+
+    @Setup(Level.Iteration)
+    public void wire() {
+        completion = new Completion(TYPES * MESSAGES_PER_TYPE);
+        wiring = new Wiring(variant, MessageParallelism.DEFAULT_PARALLELISM, "bench");
+        for (int t = 0; t < TYPES; t++) {
+            wiring.wire(types[t], Feed.flux(ids[t], orders[t], completion), exchange -> Mono.empty());
+        }
+        ManagementFactory.getThreadMXBean().resetPeakThreadCount();
+        cpu = new CpuMeter();
+    }
+
+    @Benchmark
+    public void dispatch() throws InterruptedException {
+        wiring.start();
+        completion.await();
+    }
+
+    @TearDown(Level.Iteration)
+    public void close() {
+        cpu.print(variant, (long) TYPES * MESSAGES_PER_TYPE);
+        System.out.printf(
+                "%nthreads: variant=%s schedulerWorkers=%d live=%d peak=%d%n",
+                variant,
+                Threads.count("bench-"),
+                Threads.live(),
+                ManagementFactory.getThreadMXBean().getPeakThreadCount());
+        wiring.close();
+        completion.verify(variant);
+        Throwable chainError = wiring.chainError();
+        if (chainError != null) {
+            throw new IllegalStateException("chain failed", chainError);
+        }
+    }
+}
