@@ -18,6 +18,22 @@ final class Failures {
         }
     }
 
+    /** Whether {@code failure} was recorded already (as primary or suppressed). */
+    synchronized boolean isKnown(Throwable failure) {
+        if (primary == null) {
+            return false;
+        }
+        if (primary == failure) {
+            return true;
+        }
+        for (Throwable suppressed : primary.getSuppressed()) {
+            if (suppressed == failure) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     synchronized @Nullable Throwable primary() {
         return primary;
     }

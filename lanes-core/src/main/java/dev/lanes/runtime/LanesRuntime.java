@@ -303,8 +303,13 @@ public final class LanesRuntime implements GracefullyStoppable {
                             .stopGracefully()
                             .doOnSuccess(unused -> slot.stopped(ComponentReport.Outcome.DRAINED, started, null))
                             .onErrorResume(error -> {
-                                slot.stopped(ComponentReport.Outcome.FAILED, started, error);
-                                failures.record(error);
+                                if (failures.isKnown(error)) {
+                                    // it stopped, reporting the fault that is already why we stop: not a new failure
+                                    slot.stopped(ComponentReport.Outcome.DRAINED, started, error);
+                                } else {
+                                    slot.stopped(ComponentReport.Outcome.FAILED, started, error);
+                                    failures.record(error);
+                                }
                                 return Mono.empty();
                             });
                 })

@@ -1,0 +1,116 @@
+package dev.lanes.test.events;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lanes.command.WaitStage;
+import dev.lanes.messaging.DomainEventStream;
+import dev.lanes.processing.EventProcessor;
+import dev.lanes.processing.ProcessorKind;
+import dev.lanes.runtime.ComponentReport;
+import dev.lanes.runtime.ShutdownReport;
+import dev.lanes.test.bank.AccountCommand.Deposit;
+import dev.lanes.test.bank.AccountCommand.OpenAccount;
+import dev.lanes.test.bank.AccountEvent;
+import dev.lanes.test.bank.AccountEvent.Deposited;
+import dev.lanes.test.bank.Bank;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/** The runtime around the whole bank: a graceful stop under load loses nothing, a deadline cuts and says what. */
+class RuntimeEndToEndTest {
+    private static final Duration TIMEOUT = Duration.ofSeconds(120);
+
+    @Test
+    void gracefulStopWithAHundredThousandCommandsInFlightLeavesNothingHalfDone() {
+        BankApp bank = new BankApp(Duration.ofSeconds(60), Duration.ofMillis(20), List.of()).start();
+        int accounts = 1_000;
+        Flux.range(0, accounts)
+                .flatMap(i -> bank.gateway.send(Bank.account("e" + i), new OpenAccount("o"), WaitStage.PROCESSED))
+                .blockLast(TIMEOUT);
+
+        AtomicLong processed = new AtomicLong();
+        AtomicLong refused = new AtomicLong();
+        int commands = 100_000;
+        Mono<Void> load = Flux.range(0, commands)
+                .flatMap(
+                        i -> bank.gateway
+                                .send(Bank.account("e" + (i % accounts)), new Deposit(1), WaitStage.PROJECTED)
+                                .doOnNext(result -> processed.incrementAndGet())
+                                .then()
+                                .onErrorResume(error -> {
+                                    refused.incrementAndGet();
+                                    return Mono.empty();
+                                }),
+                        4_096)
+                .then()
+                .cache();
+        load.subscribe();
+        org.awaitility.Awaitility.await().atMost(TIMEOUT).until(() -> processed.get() > 1_000);
+
+        ShutdownReport report = bank.runtime.shutdown().block(TIMEOUT);
+        load.block(TIMEOUT);
+
+        assertThat(report.graceful()).as(report.toString()).isTrue();
+        assertThat(report.openAtEnd()).isZero();
+        assertThat(processed.get() + refused.get()).isEqualTo(commands);
+        long stored = 0;
+        for (int i = 0; i < accounts; i++) {
+            String id = "e" + i;
+            long deposits = bank.store
+                    .load(Bank.account(id), 1)
+                    .flatMapIterable(DomainEventStream::payloads)
+                    .filter(Deposited.class::isInstance)
+                    .count()
+                    .block(TIMEOUT);
+            assertThat(bank.balances.rows().get(id).balance())
+                    .as("projected = stored for %s", id)
+                    .isEqualTo(deposits);
+            stored += deposits;
+        }
+        assertThat(stored)
+                .as("every processed command is stored and projected, no refused one is")
+                .isEqualTo(processed.get());
+    }
+
+    @Test
+    void aDeadlineThatWinsForcesTheComponentsAndTheReportListsWhatWasCut() {
+        EventProcessor slow = EventProcessor.builder("SlowMailer", ProcessorKind.HANDLER)
+                .on(
+                        Bank.ACCOUNT,
+                        AccountEvent.class,
+                        (event, context) -> Mono.delay(Duration.ofMillis(20)).then())
+                .build();
+        BankApp bank = new BankApp(Duration.ofMillis(100), Duration.ZERO, List.of(slow)).start();
+        Flux.range(0, 50)
+                .flatMap(i -> bank.gateway.send(Bank.account("s" + i), new OpenAccount("o"), WaitStage.PROCESSED))
+                .blockLast(TIMEOUT);
+        AtomicLong settled = new AtomicLong();
+        int commands = 2_000;
+        Mono<Void> load = Flux.range(0, commands)
+                .flatMap(
+                        i -> bank.gateway
+                                .send(Bank.account("s" + (i % 50)), new Deposit(1), WaitStage.PROCESSED)
+                                .then()
+                                .onErrorResume(error -> Mono.empty())
+                                .doFinally(signal -> settled.incrementAndGet()),
+                        256)
+                .then()
+                .cache();
+        load.subscribe();
+        org.awaitility.Awaitility.await().atMost(TIMEOUT).until(() -> settled.get() > 100);
+
+        ShutdownReport report = bank.runtime.shutdown().block(TIMEOUT);
+        load.block(TIMEOUT);
+
+        assertThat(report.forced()).as(report.toString()).isTrue();
+        assertThat(report.failure()).isInstanceOf(java.util.concurrent.TimeoutException.class);
+        assertThat(report.components()).extracting(ComponentReport::outcome).contains(ComponentReport.Outcome.FORCED);
+        assertThat(report.toString()).contains("FORCED").contains("EventDispatcher");
+        assertThat(settled.get()).as("every command's sender got an answer").isEqualTo(commands);
+        assertThat(report.duration()).isLessThan(Duration.ofSeconds(5));
+    }
+}
