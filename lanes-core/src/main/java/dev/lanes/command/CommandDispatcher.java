@@ -14,8 +14,7 @@ import dev.lanes.internal.Require;
 import dev.lanes.messaging.CommandMessage;
 import dev.lanes.modeling.AggregateDefinition;
 import dev.lanes.runtime.ComponentGroup;
-import dev.lanes.runtime.RuntimeComponent;
-import dev.lanes.runtime.RuntimeContext;
+import dev.lanes.runtime.GroupedComponent;
 import dev.lanes.scheduler.DefaultAggregateSchedulerSupplier;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,7 +23,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import reactor.core.publisher.Flux;
-import reactor.core.publisher.Mono;
 
 /**
  * The command side of one instance: one {@link AggregateDispatcher} per aggregate type, all on the schedulers of one
@@ -35,7 +33,7 @@ import reactor.core.publisher.Mono;
  * (another instance wrote first) evicts the cached state and is retried by the lane's retry policy; a command whose
  * retries are exhausted is parked and its sender gets the last error.
  */
-public final class CommandDispatcher implements RuntimeComponent {
+public final class CommandDispatcher implements GroupedComponent {
     /** Commands retry version conflicts and store outages quickly: 5 retries, 20 ms doubling to 1 s, jitter 0.5. */
     public static final RetryPolicy DEFAULT_RETRY_POLICY = RetryPolicy.DEFAULT
             .withMaxRetries(5)
@@ -93,6 +91,12 @@ public final class CommandDispatcher implements RuntimeComponent {
         return new Builder(commandBus, eventStore, eventBus, results);
     }
 
+    /** Drains the children in reverse order, then stops the owned schedulers (see {@link ComponentGroup}). */
+    @Override
+    public ComponentGroup lifecycle() {
+        return group;
+    }
+
     @Override
     public String name() {
         return name;
@@ -105,32 +109,6 @@ public final class CommandDispatcher implements RuntimeComponent {
 
     public DefaultAggregateSchedulerSupplier schedulers() {
         return schedulers;
-    }
-
-    @Override
-    public Mono<Void> prepare(RuntimeContext context) {
-        return group.prepare(context);
-    }
-
-    @Override
-    public void start() {
-        group.start();
-    }
-
-    @Override
-    public void quiesce() {
-        group.quiesce();
-    }
-
-    /** Drains every dispatcher (reverse order), then stops the owned schedulers. Lazy and cached. */
-    @Override
-    public Mono<Void> stopGracefully() {
-        return group.stopGracefully();
-    }
-
-    @Override
-    public void forceStop() {
-        group.forceStop();
     }
 
     @Override

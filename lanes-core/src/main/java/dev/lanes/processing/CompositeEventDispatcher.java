@@ -11,8 +11,8 @@ import dev.lanes.event.DomainEventBus;
 import dev.lanes.internal.Require;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.runtime.ComponentGroup;
+import dev.lanes.runtime.GroupedComponent;
 import dev.lanes.runtime.RuntimeComponent;
-import dev.lanes.runtime.RuntimeContext;
 import dev.lanes.scheduler.AggregateSchedulerSupplier;
 import dev.lanes.scheduler.BorrowedAggregateSchedulerSupplier;
 import dev.lanes.scheduler.DefaultAggregateSchedulerSupplier;
@@ -38,7 +38,7 @@ import reactor.core.publisher.Mono;
  * supplier. Force forces the children in reverse order, then the supplier; a force before the graceful stop was
  * subscribed turns the supplier's graceful stop into a no-op.
  */
-public final class CompositeEventDispatcher implements RuntimeComponent {
+public final class CompositeEventDispatcher implements GroupedComponent {
     private final String name;
     private final AggregateSchedulerSupplier schedulers;
     private final List<ProcessorDispatcher> children;
@@ -88,6 +88,12 @@ public final class CompositeEventDispatcher implements RuntimeComponent {
     /** Starts a builder; the name also names the scheduler threads ({@code <name>-<aggregate>-<n>}). */
     public static Builder builder(String name, DomainEventBus eventBus) {
         return new Builder(name, eventBus);
+    }
+
+    /** Drains the children in reverse order, then stops the owned schedulers (see {@link ComponentGroup}). */
+    @Override
+    public ComponentGroup lifecycle() {
+        return group;
     }
 
     @Override
@@ -147,31 +153,6 @@ public final class CompositeEventDispatcher implements RuntimeComponent {
                 .filter(Boolean::booleanValue)
                 .count()
                 .map(Long::intValue);
-    }
-
-    @Override
-    public Mono<Void> prepare(RuntimeContext context) {
-        return group.prepare(context);
-    }
-
-    @Override
-    public void start() {
-        group.start();
-    }
-
-    @Override
-    public void quiesce() {
-        group.quiesce();
-    }
-
-    @Override
-    public Mono<Void> stopGracefully() {
-        return group.stopGracefully();
-    }
-
-    @Override
-    public void forceStop() {
-        group.forceStop();
     }
 
     @Override

@@ -9,8 +9,7 @@ import dev.lanes.dispatch.ParkingLot;
 import dev.lanes.event.DomainEventBus;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.runtime.ComponentGroup;
-import dev.lanes.runtime.RuntimeComponent;
-import dev.lanes.runtime.RuntimeContext;
+import dev.lanes.runtime.GroupedComponent;
 import dev.lanes.scheduler.AggregateSchedulerSupplier;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -22,7 +21,7 @@ import reactor.core.publisher.Mono;
  * stop and force never release the shared schedulers). A projection reports each handled (or parked) stream to {@link
  * CommandResults}, which completes {@code PROJECTED} waits.
  */
-final class ProcessorDispatcher implements RuntimeComponent {
+final class ProcessorDispatcher implements GroupedComponent {
     private final EventProcessor processor;
     private final @Nullable CommandResults results;
     private final List<AggregateDispatcher<DomainEventStream>> dispatchers;
@@ -76,34 +75,15 @@ final class ProcessorDispatcher implements RuntimeComponent {
         return dispatchers;
     }
 
+    /** Drains the children in reverse order, then stops the owned schedulers (see {@link ComponentGroup}). */
+    @Override
+    public ComponentGroup lifecycle() {
+        return group;
+    }
+
     @Override
     public String name() {
         return processor.name();
-    }
-
-    @Override
-    public Mono<Void> prepare(RuntimeContext context) {
-        return group.prepare(context);
-    }
-
-    @Override
-    public void start() {
-        group.start();
-    }
-
-    @Override
-    public void quiesce() {
-        group.quiesce();
-    }
-
-    @Override
-    public Mono<Void> stopGracefully() {
-        return group.stopGracefully();
-    }
-
-    @Override
-    public void forceStop() {
-        group.forceStop();
     }
 
     @Override
