@@ -78,7 +78,8 @@ public final class InMemoryDomainEventBus implements DomainEventBus {
                 stream,
                 stream.aggregateId(),
                 () -> {},
-                reason -> log.warn("{} consumer group '{}' rejected {}: {}", this, group, stream, reason.toString()));
+                // a rejection comes with a stop, and the dispatcher logs one line with the count: DEBUG per stream
+                reason -> log.debug("{} consumer group '{}' rejected {}: {}", this, group, stream, reason.toString()));
     }
 
     @Override

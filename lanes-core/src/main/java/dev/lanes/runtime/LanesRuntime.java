@@ -66,6 +66,7 @@ public final class LanesRuntime implements GracefullyStoppable {
     private long shutdownStartedAt;
     private long admissionClosedAt;
     private long drainedAt;
+    private long openAtForce;
     private @Nullable Disposable deadline;
     private @Nullable Disposable pipeline;
 
@@ -346,6 +347,7 @@ public final class LanesRuntime implements GracefullyStoppable {
             }
             graceful = pipeline;
         }
+        openAtForce = admission.open();
         admission.closeNow();
         if (graceful != null) {
             graceful.dispose();
@@ -403,7 +405,7 @@ public final class LanesRuntime implements GracefullyStoppable {
                 Duration.ofNanos(Math.max(0, drained - closed)),
                 admission.acquiredInTotal(),
                 admission.openAtClose(),
-                admission.open(),
+                openAtForce,
                 components,
                 failures.seal());
     }

@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  * @param drainWait from admission closed until every admitted lease closed (or force cut it short)
  * @param admitted leases admitted since start
  * @param openAtClose leases still open when admission closed (work that then drained or was cut)
- * @param openAtEnd leases still open at the end: admitted work a force cut short
+ * @param cut leases open when a force began: admitted work it cut short (cancelled or handed back to its source)
  * @param components per component, in registration order
  * @param failure the primary failure (a component fault, a stop failure, the deadline), later ones suppressed
  */
@@ -27,7 +27,7 @@ public record ShutdownReport(
         Duration drainWait,
         long admitted,
         long openAtClose,
-        long openAtEnd,
+        long cut,
         List<ComponentReport> components,
         @Nullable Throwable failure) {
 
@@ -54,7 +54,7 @@ public record ShutdownReport(
                 drainWait.toMillis(),
                 admitted,
                 Math.max(0, openAtClose),
-                openAtEnd));
+                cut));
         for (ComponentReport component : components) {
             text.append(String.format(
                     Locale.ROOT,

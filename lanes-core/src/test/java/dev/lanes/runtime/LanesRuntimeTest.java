@@ -245,7 +245,7 @@ class LanesRuntimeTest {
             assertThat(calls).contains("force:a").doesNotContain("stop:a");
             ShutdownReport report = runtime.shutdown().block(PROMPTLY);
             assertThat(report.forced()).isTrue();
-            assertThat(report.openAtEnd()).isEqualTo(1);
+            assertThat(report.cut()).isEqualTo(1);
             assertThat(report.failure()).isNull();
             open.close();
         }
