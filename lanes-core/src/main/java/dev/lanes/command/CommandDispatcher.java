@@ -34,10 +34,14 @@ import reactor.core.publisher.Flux;
  * retries are exhausted is parked and its sender gets the last error.
  */
 public final class CommandDispatcher implements GroupedComponent {
-    /** Commands retry version conflicts and store outages quickly: 5 retries, 20 ms doubling to 1 s, jitter 0.5. */
+    /**
+     * Commands retry version conflicts and store outages: 10 retries, 10 ms doubling to 1 s, jitter 0.5 (about 5 s in
+     * all). Under cross-instance contention on one aggregate the instance with the cached state usually wins, so the
+     * other needs several tries; fewer retries parked commands in a two-instance PostgreSQL run.
+     */
     public static final RetryPolicy DEFAULT_RETRY_POLICY = RetryPolicy.DEFAULT
-            .withMaxRetries(5)
-            .withBackoff(Duration.ofMillis(20), Duration.ofSeconds(1))
+            .withMaxRetries(10)
+            .withBackoff(Duration.ofMillis(10), Duration.ofSeconds(1))
             .withRetryable(error -> !(error instanceof LanesException lanes) || lanes.isRecoverable());
 
     /**

@@ -3,6 +3,7 @@ package dev.lanes.messaging;
 import dev.lanes.api.AggregateId;
 import dev.lanes.internal.Require;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -61,7 +62,7 @@ public record DomainEventStream(
                 command.requestId(),
                 command.messageId(),
                 events,
-                Instant.now(),
+                Instant.now().truncatedTo(ChronoUnit.MICROS), // what SQL timestamps keep: a round trip is equal
                 command.headers());
     }
 

@@ -81,7 +81,7 @@ class CommandFailureTest {
                     .hasMessageContaining("store unavailable");
             assertThat(bank.parkingLot.entries()).singleElement().satisfies(parked -> {
                 assertThat(parked.aggregateId()).isEqualTo(id);
-                assertThat(parked.attempts()).isEqualTo(6);
+                assertThat(parked.attempts()).isEqualTo(11);
             });
             store.failNextAppends.set(0);
             assertThat(bank.gateway

@@ -1,0 +1,400 @@
+package dev.lanes.postgres;
+
+import dev.lanes.api.AggregateId;
+import dev.lanes.eventsourcing.DuplicateAggregateIdException;
+import dev.lanes.eventsourcing.DuplicateRequestIdException;
+import dev.lanes.eventsourcing.EventStore;
+import dev.lanes.eventsourcing.EventVersionConflictException;
+import dev.lanes.messaging.DomainEventStream;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+import org.postgresql.util.PSQLException;
+import org.postgresql.util.ServerErrorMessage;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * An {@link EventStore} in PostgreSQL: one row per stream in {@code lanes_event_streams}, its events a {@code jsonb}
+ * array, keyed by tenant, context, aggregate name and id.
+ *
+ * <p><b>Writes.</b> An append is one {@code INSERT ... SELECT ... WHERE} statement (one transaction): it inserts only
+ * if the stream is version 1 or the aggregate holds the previous version, so a gap inserts nothing and is reported as
+ * {@link IllegalArgumentException}. Two unique constraints are the cross-instance guards: the primary key on
+ * {@code (aggregate, version)} ({@link DuplicateAggregateIdException} at version 1, {@link
+ * EventVersionConflictException} later) and {@code (aggregate, request_id)} ({@link DuplicateRequestIdException}); the
+ * violated constraint's name decides which.
+ *
+ * <p><b>Reads.</b> A load reads pages of {@link PostgresOptions#pageSize()} streams by version range, the next page only
+ * when the current one is consumed and more is requested: memory holds one page at a time, and no connection or
+ * transaction stays open between pages.
+ *
+ * <p><b>Threads.</b> Every JDBC call runs on a bounded scheduler of this store (named {@code lanes-postgres}, one
+ * thread per pooled connection), never on the subscriber's thread; results are emitted on that scheduler. Payloads are
+ * (de)serialized on the subscriber's thread for writes and on the emitting thread for reads.
+ *
+ * <p><b>Failures.</b> A refused or lost connection, a pool with no free connection within the connect timeout, or a
+ * round trip silent for longer than the socket timeout fail with {@link PostgresUnavailableException} (recoverable);
+ * other SQL errors with {@link PostgresStoreException}; unstorable payloads with {@link EventSerializationException}.
+ *
+ * <p>Timestamps are stored with PostgreSQL's precision (microseconds): a {@code createdAt} with nanoseconds comes back
+ * truncated.
+ */
+public final class PostgresEventStore implements EventStore, AutoCloseable {
+    static final String VERSION_CONSTRAINT = "lanes_event_streams_version_pk";
+    static final String REQUEST_CONSTRAINT = "lanes_event_streams_request_uk";
+    private static final String UNIQUE_VIOLATION = "23505";
+
+    private static final String KEY = "tenant_id = ? AND context_name = ? AND aggregate_name = ? AND aggregate_id = ?";
+    private static final String INSERT = "INSERT INTO lanes_event_streams (tenant_id, context_name, aggregate_name,"
+            + " aggregate_id, version, stream_id, request_id, command_id, created_at, headers, events)"
+            + " SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS jsonb), CAST(? AS jsonb)"
+            + " WHERE ? = 1 OR EXISTS (SELECT 1 FROM lanes_event_streams WHERE " + KEY + " AND version = ?)";
+    private static final String STORED_VERSION =
+            "SELECT coalesce(max(version), 0) FROM lanes_event_streams WHERE " + KEY;
+    private static final String PAGE =
+            "SELECT version, stream_id, request_id, command_id, created_at, headers::text, events::text"
+                    + " FROM lanes_event_streams WHERE " + KEY + " AND version >= ? AND version <= ?"
+                    + " ORDER BY version LIMIT ?";
+    private static final String HAS_REQUEST_ID =
+            "SELECT EXISTS (SELECT 1 FROM lanes_event_streams WHERE " + KEY + " AND request_id = ?)";
+
+    private final Jdbc jdbc;
+    private final boolean ownsJdbc;
+    private final StreamCodec codec;
+    private final int pageSize;
+
+    /**
+     * Over a data source the caller owns and closes, with the {@link JacksonEventSerializer}. The store's scheduler has
+     * as many threads as a {@code HikariDataSource}'s maximum pool size, else {@link PostgresOptions#DEFAULT}'s.
+     */
+    public PostgresEventStore(DataSource dataSource) {
+        this(dataSource, new JacksonEventSerializer());
+    }
+
+    public PostgresEventStore(DataSource dataSource, EventSerializer serializer) {
+        this(
+                dataSource,
+                serializer,
+                PostgresOptions.DEFAULT.withPoolSize(
+                        Jdbc.threadsFor(Objects.requireNonNull(dataSource, "dataSource"))));
+    }
+
+    /**
+     * Over a data source the caller owns and closes; {@code options} give the scheduler's thread count ({@link
+     * PostgresOptions#poolSize()}, match it to the data source's pool) and the page size. Its timeouts are the data
+     * source's business here.
+     */
+    public PostgresEventStore(DataSource dataSource, EventSerializer serializer, PostgresOptions options) {
+        this(Jdbc.over(dataSource, options.poolSize()), true, serializer, options.pageSize());
+    }
+
+    private PostgresEventStore(Jdbc jdbc, boolean ownsJdbc, EventSerializer serializer, int pageSize) {
+        this.jdbc = jdbc;
+        this.ownsJdbc = ownsJdbc;
+        this.codec = new StreamCodec(Objects.requireNonNull(serializer, "serializer"));
+        this.pageSize = pageSize;
+    }
+
+    /**
+     * Opens a HikariCP pool of {@link PostgresOptions#DEFAULT} to {@code jdbcUrl} and checks one connection. Close the
+     * store to close the pool. Call {@link #migrate()} before the first append if the schema may be missing.
+     *
+     * @throws IllegalArgumentException if the URL is not a PostgreSQL JDBC URL
+     * @throws PostgresUnavailableException if the server cannot be reached; the message names host and port
+     * @throws PostgresStoreException if the server refuses the login or the database
+     */
+    public static PostgresEventStore connect(String jdbcUrl, String user, @Nullable String password) {
+        return connect(jdbcUrl, user, password, PostgresOptions.DEFAULT);
+    }
+
+    /** As {@link #connect(String, String, String)}, with pool size, timeouts, page size and application name. */
+    public static PostgresEventStore connect(
+            String jdbcUrl, String user, @Nullable String password, PostgresOptions options) {
+        return connect(jdbcUrl, user, password, options, new JacksonEventSerializer());
+    }
+
+    /** As {@link #connect(String, String, String, PostgresOptions)}, with another payload serializer. */
+    public static PostgresEventStore connect(
+            String jdbcUrl,
+            String user,
+            @Nullable String password,
+            PostgresOptions options,
+            EventSerializer serializer) {
+        Objects.requireNonNull(serializer, "serializer");
+        return new PostgresEventStore(
+                Jdbc.connect(jdbcUrl, user, password, options), true, serializer, options.pageSize());
+    }
+
+    /**
+     * Brings the schema to the latest version (see {@link Migrations}). Blocking: call it at start, not from a lane.
+     *
+     * @return the schema version now in the database
+     */
+    public int migrate() {
+        return Migrations.apply(jdbc);
+    }
+
+    /** A snapshot store over the same pool and scheduler, with the same serializer; closing this store closes both. */
+    public PostgresSnapshotStore snapshotStore() {
+        return new PostgresSnapshotStore(jdbc, false, codec.serializer());
+    }
+
+    /** The data source the store uses (its own pool after {@code connect}). */
+    public DataSource dataSource() {
+        return jdbc.dataSource();
+    }
+
+    /** The bounded scheduler every JDBC call of this store runs on. */
+    public Scheduler scheduler() {
+        return jdbc.scheduler();
+    }
+
+    /** {@code host:port/database}, as used in error messages. */
+    public String server() {
+        return jdbc.server();
+    }
+
+    /** Stops the store's scheduler and, if {@code connect} opened it, the pool. Idempotent. */
+    @Override
+    public void close() {
+        if (ownsJdbc) {
+            jdbc.close();
+        }
+    }
+
+    @Override
+    public Mono<Void> append(DomainEventStream stream) {
+        return Mono.defer(() -> {
+                    Objects.requireNonNull(stream, "stream");
+                    requireOpen();
+                    Encoded encoded = new Encoded(
+                            stream, codec.encodeHeaders(stream.headers()), codec.encodeEvents(stream.events()));
+                    return jdbc.call("appending " + stream, connection -> insert(connection, encoded));
+                })
+                .then();
+    }
+
+    /** A stream with its JSON columns, encoded on the subscriber's thread before a connection is taken. */
+    private record Encoded(DomainEventStream stream, String headers, String events) {}
+
+    private Boolean insert(Connection connection, Encoded encoded) throws SQLException {
+        DomainEventStream stream = encoded.stream();
+        AggregateId id = stream.aggregateId();
+        for (int attempt = 1; ; attempt++) {
+            int inserted;
+            try (PreparedStatement insert = connection.prepareStatement(INSERT)) {
+                int i = bindKey(insert, 1, id);
+                insert.setInt(i++, stream.version());
+                insert.setString(i++, stream.id());
+                insert.setString(i++, stream.requestId());
+                insert.setString(i++, stream.commandId());
+                insert.setObject(
+                        i++,
+                        OffsetDateTime.ofInstant(stream.createdAt().truncatedTo(ChronoUnit.MICROS), ZoneOffset.UTC));
+                insert.setString(i++, encoded.headers());
+                insert.setString(i++, encoded.events());
+                insert.setInt(i++, stream.version());
+                i = bindKey(insert, i, id);
+                insert.setInt(i, stream.version() - 1);
+                inserted = insert.executeUpdate();
+            } catch (SQLException failed) {
+                if (UNIQUE_VIOLATION.equals(failed.getSQLState())) {
+                    throw rejected(connection, stream, failed);
+                }
+                throw failed;
+            }
+            if (inserted == 1) {
+                return Boolean.TRUE;
+            }
+            int stored = storedVersion(connection, id);
+            if (stored >= stream.version()) {
+                throw taken(stream, stored);
+            }
+            if (stored < stream.version() - 1 || attempt == 3) {
+                throw new IllegalArgumentException("Appending version " + stream.version() + " to " + id
+                        + " would leave a gap: the stored version is " + stored);
+            }
+            // the previous version was committed after this statement began: insert again
+        }
+    }
+
+    private RuntimeException rejected(Connection connection, DomainEventStream stream, SQLException failed)
+            throws SQLException {
+        String constraint = constraintOf(failed);
+        if (REQUEST_CONSTRAINT.equals(constraint)) {
+            return DuplicateRequestIdException.of(stream.aggregateId(), stream.requestId());
+        }
+        if (VERSION_CONSTRAINT.equals(constraint)) {
+            if (stream.version() == 1) {
+                return DuplicateAggregateIdException.of(stream.aggregateId());
+            }
+            int stored;
+            try {
+                stored = storedVersion(connection, stream.aggregateId());
+            } catch (SQLException unknown) {
+                stored = -1;
+            }
+            return EventVersionConflictException.taken(
+                    stream.aggregateId(), stream.version(), stored >= stream.version() ? stored : -1);
+        }
+        throw failed;
+    }
+
+    private static RuntimeException taken(DomainEventStream stream, int stored) {
+        return stream.version() == 1
+                ? DuplicateAggregateIdException.of(stream.aggregateId())
+                : EventVersionConflictException.taken(stream.aggregateId(), stream.version(), stored);
+    }
+
+    private static @Nullable String constraintOf(SQLException failed) {
+        if (failed instanceof PSQLException psql) {
+            ServerErrorMessage server = psql.getServerErrorMessage();
+            if (server != null && server.getConstraint() != null) {
+                return server.getConstraint();
+            }
+        }
+        String message = String.valueOf(failed.getMessage());
+        if (message.contains(REQUEST_CONSTRAINT)) {
+            return REQUEST_CONSTRAINT;
+        }
+        return message.contains(VERSION_CONSTRAINT) ? VERSION_CONSTRAINT : null;
+    }
+
+    private static int storedVersion(Connection connection, AggregateId id) throws SQLException {
+        try (PreparedStatement query = connection.prepareStatement(STORED_VERSION)) {
+            bindKey(query, 1, id);
+            try (ResultSet rows = query.executeQuery()) {
+                rows.next();
+                return rows.getInt(1);
+            }
+        }
+    }
+
+    @Override
+    public Flux<DomainEventStream> load(AggregateId aggregateId, int fromVersion, int toVersion) {
+        return Flux.defer(() -> {
+            Objects.requireNonNull(aggregateId, "aggregateId");
+            if (fromVersion < 1) {
+                throw new IllegalArgumentException("fromVersion must be positive: " + fromVersion);
+            }
+            if (toVersion < fromVersion) {
+                throw new IllegalArgumentException(
+                        "toVersion must not be below fromVersion: " + toVersion + " < " + fromVersion);
+            }
+            requireOpen();
+            return page(aggregateId, fromVersion, toVersion);
+        });
+    }
+
+    /** One page from {@code from}; the next page is read only when this one is consumed and more is requested. */
+    private Flux<DomainEventStream> page(AggregateId id, int from, int to) {
+        return jdbc.call("loading " + id + " v" + from + ".." + to, connection -> select(connection, id, from, to))
+                .flatMapMany(rows -> {
+                    Flux<DomainEventStream> streams = Flux.fromIterable(rows).map(row -> decode(id, row));
+                    if (rows.size() < pageSize) {
+                        return streams;
+                    }
+                    int last = rows.get(rows.size() - 1).version();
+                    return last >= to ? streams : streams.concatWith(Flux.defer(() -> page(id, last + 1, to)));
+                });
+    }
+
+    /** A stored stream before its JSON is parsed. */
+    private record Row(
+            int version,
+            String streamId,
+            String requestId,
+            String commandId,
+            Instant createdAt,
+            String headers,
+            String events) {}
+
+    private List<Row> select(Connection connection, AggregateId id, int from, int to) throws SQLException {
+        try (PreparedStatement query = connection.prepareStatement(PAGE)) {
+            int i = bindKey(query, 1, id);
+            query.setInt(i++, from);
+            query.setInt(i++, to);
+            query.setInt(i, pageSize);
+            List<Row> rows = new ArrayList<>();
+            try (ResultSet result = query.executeQuery()) {
+                while (result.next()) {
+                    rows.add(new Row(
+                            result.getInt(1),
+                            result.getString(2),
+                            result.getString(3),
+                            result.getString(4),
+                            result.getObject(5, OffsetDateTime.class).toInstant(),
+                            result.getString(6),
+                            result.getString(7)));
+                }
+            }
+            return rows;
+        }
+    }
+
+    private DomainEventStream decode(AggregateId id, Row row) {
+        return new DomainEventStream(
+                row.streamId(),
+                id,
+                row.version(),
+                row.requestId(),
+                row.commandId(),
+                codec.decodeEvents(row.events()),
+                row.createdAt(),
+                codec.decodeHeaders(row.headers()));
+    }
+
+    @Override
+    public Mono<Boolean> hasRequestId(AggregateId aggregateId, String requestId) {
+        return Mono.defer(() -> {
+            Objects.requireNonNull(aggregateId, "aggregateId");
+            Objects.requireNonNull(requestId, "requestId");
+            if (requestId.isBlank()) {
+                throw new IllegalArgumentException("requestId must not be blank: '" + requestId + "'");
+            }
+            requireOpen();
+            return jdbc.call("checking request " + requestId + " on " + aggregateId, connection -> {
+                try (PreparedStatement query = connection.prepareStatement(HAS_REQUEST_ID)) {
+                    bindKey(query, 1, aggregateId);
+                    query.setString(5, requestId);
+                    try (ResultSet rows = query.executeQuery()) {
+                        rows.next();
+                        return rows.getBoolean(1);
+                    }
+                }
+            });
+        });
+    }
+
+    private void requireOpen() {
+        if (jdbc.isClosed()) {
+            throw new IllegalStateException("The event store on " + jdbc.server() + " is closed");
+        }
+    }
+
+    /** Binds tenant, context, aggregate name and id from {@code index}; returns the next index. */
+    static int bindKey(PreparedStatement statement, int index, AggregateId id) throws SQLException {
+        statement.setString(index, id.tenantId());
+        statement.setString(index + 1, id.contextName());
+        statement.setString(index + 2, id.aggregateName());
+        statement.setString(index + 3, id.id());
+        return index + 4;
+    }
+
+    @Override
+    public String toString() {
+        return "PostgresEventStore[" + jdbc.server() + "]";
+    }
+}

@@ -1,0 +1,103 @@
+package dev.lanes.postgres;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.lanes.messaging.DomainEvent;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The {@code jsonb} shapes of a stream row: {@code headers} is an object of strings, {@code events} an array of
+ * {@code {"sequence": n, "type": "<type name>", "payload": <the serializer's JSON>}}.
+ */
+final class StreamCodec {
+    private static final ObjectMapper JSON = JsonMapper.builder().build();
+    private static final TypeReference<Map<String, String>> HEADERS = new TypeReference<>() {};
+
+    private final EventSerializer serializer;
+
+    StreamCodec(EventSerializer serializer) {
+        this.serializer = serializer;
+    }
+
+    EventSerializer serializer() {
+        return serializer;
+    }
+
+    String encodeHeaders(Map<String, String> headers) {
+        if (headers.isEmpty()) {
+            return "{}";
+        }
+        try {
+            return JSON.writeValueAsString(headers);
+        } catch (IOException e) {
+            throw new EventSerializationException("Cannot write headers as JSON: " + e.getMessage(), e);
+        }
+    }
+
+    Map<String, String> decodeHeaders(String json) {
+        try {
+            return JSON.readValue(json, HEADERS);
+        } catch (IOException e) {
+            throw new EventSerializationException("Cannot read headers from JSON: " + e.getMessage(), e);
+        }
+    }
+
+    String encodeEvents(List<DomainEvent> events) {
+        StringWriter out = new StringWriter(64 * events.size());
+        try (JsonGenerator json = JSON.getFactory().createGenerator(out)) {
+            json.writeStartArray();
+            for (DomainEvent event : events) {
+                json.writeStartObject();
+                json.writeNumberField("sequence", event.sequence());
+                json.writeStringField("type", serializer.typeName(event.payload()));
+                json.writeFieldName("payload");
+                json.writeRawValue(serializer.serialize(event.payload()));
+                json.writeEndObject();
+            }
+            json.writeEndArray();
+        } catch (IOException e) {
+            throw new EventSerializationException("Cannot write events as JSON: " + e.getMessage(), e);
+        }
+        return out.toString();
+    }
+
+    List<DomainEvent> decodeEvents(String json) {
+        JsonNode array;
+        try {
+            array = JSON.readTree(json);
+        } catch (IOException e) {
+            throw new EventSerializationException("Cannot read events from JSON: " + e.getMessage(), e);
+        }
+        if (array == null || !array.isArray()) {
+            throw new EventSerializationException(
+                    "Stored events are not a JSON array", new IllegalStateException(json));
+        }
+        List<DomainEvent> events = new ArrayList<>(array.size());
+        for (JsonNode element : array) {
+            JsonNode sequence = element.get("sequence");
+            JsonNode type = element.get("type");
+            JsonNode payload = element.get("payload");
+            if (sequence == null || type == null || payload == null) {
+                throw new EventSerializationException(
+                        "A stored event lacks sequence, type or payload",
+                        new IllegalStateException(element.toString()));
+            }
+            events.add(new DomainEvent(sequence.asInt(), decode(type.asText(), payload)));
+        }
+        return events;
+    }
+
+    /** A payload or state: straight from the tree for the Jackson serializer, through JSON text for any other. */
+    Object decode(String typeName, JsonNode payload) {
+        return serializer instanceof JacksonEventSerializer jackson
+                ? jackson.fromTree(typeName, payload)
+                : serializer.deserialize(typeName, payload.toString());
+    }
+}
