@@ -1,0 +1,89 @@
+package dev.lanes.cli;
+
+import dev.lanes.command.CommandDispatcher;
+import dev.lanes.command.CommandGateway;
+import dev.lanes.command.CommandResults;
+import dev.lanes.command.DefaultCommandGateway;
+import dev.lanes.command.InMemoryCommandBus;
+import dev.lanes.dispatch.InMemoryParkingLot;
+import dev.lanes.dispatch.LaneSettings;
+import dev.lanes.dispatch.LaneStrategy;
+import dev.lanes.dispatch.ParkingLot;
+import dev.lanes.event.InMemoryDomainEventBus;
+import dev.lanes.eventsourcing.InMemoryEventStore;
+import dev.lanes.eventsourcing.InMemorySnapshotStore;
+import dev.lanes.processing.CompositeEventDispatcher;
+import dev.lanes.processing.Snapshotter;
+import dev.lanes.runtime.LanesRuntime;
+import dev.lanes.runtime.RuntimeComponent;
+import dev.lanes.test.bank.BalanceProjection;
+import dev.lanes.test.bank.Bank;
+import dev.lanes.test.bank.TransferSaga;
+import java.time.Duration;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The bank on the embedded defaults: in-memory event store, snapshot store, command bus and event bus; the command
+ * dispatcher and gateway; optionally the event side (balance projection, transfer saga, snapshotter every 10 versions,
+ * order audit); all under one {@link LanesRuntime}, every dispatcher bound to {@link RecordingMetrics}.
+ */
+final class BankWiring {
+    /** How long the runtime waits, once stopping, for no activity before it closes admission (saga tails). */
+    static final Duration QUIET_PERIOD = Duration.ofMillis(200);
+
+    final InMemoryEventStore store = new InMemoryEventStore();
+    final InMemorySnapshotStore snapshots = new InMemorySnapshotStore();
+    final CommandResults results = new CommandResults();
+    final RecordingMetrics metrics = new RecordingMetrics();
+    final InMemoryParkingLot commandParking = ParkingLot.inMemory();
+    final CommandDispatcher commands;
+    final CommandGateway gateway;
+    final BalanceProjection balances = new BalanceProjection();
+    final OrderAudit audit = new OrderAudit();
+    final @Nullable CompositeEventDispatcher events;
+    final LanesRuntime runtime;
+
+    BankWiring(LaneStrategy strategy, boolean eventSide, Duration shutdownTimeout) {
+        InMemoryCommandBus commandBus = new InMemoryCommandBus(16_384, results);
+        InMemoryDomainEventBus eventBus = new InMemoryDomainEventBus(4096);
+        this.commands = CommandDispatcher.builder(commandBus, store, eventBus, results)
+                .register(Bank.definition())
+                .snapshotStore(snapshots)
+                .settings(CommandDispatcher.DEFAULT_SETTINGS.withStrategy(strategy))
+                .parkingLot(commandParking)
+                .metrics(metrics)
+                .build();
+        this.gateway = new DefaultCommandGateway(commandBus, store, results);
+        List<RuntimeComponent> components;
+        if (eventSide) {
+            CompositeEventDispatcher eventDispatcher = CompositeEventDispatcher.builder("EventDispatcher", eventBus)
+                    .commandResults(results)
+                    .settings(LaneSettings.DEFAULT.withStrategy(strategy))
+                    .metrics(metrics)
+                    .processor(balances.processor())
+                    .processor(TransferSaga.processor(gateway))
+                    .processor(Snapshotter.processor("Snapshotter", Bank.definition(), store, snapshots, 10))
+                    .processor(audit.processor())
+                    .build();
+            this.events = eventDispatcher;
+            components = List.of(commands, eventDispatcher);
+        } else {
+            this.events = null;
+            components = List.of(commands);
+        }
+        this.runtime = new LanesRuntime(components, shutdownTimeout, quietPeriod(QUIET_PERIOD, shutdownTimeout));
+    }
+
+    /** The quiet period, shortened to half the deadline when the deadline is shorter than twice it. */
+    static Duration quietPeriod(Duration preferred, Duration shutdownTimeout) {
+        Duration half = shutdownTimeout.dividedBy(2);
+        return preferred.compareTo(half) < 0 ? preferred : half;
+    }
+
+    /** Messages parked by the command side and the event side. */
+    long parked() {
+        return (long) commandParking.size()
+                + (events == null ? 0 : events.parked().size());
+    }
+}

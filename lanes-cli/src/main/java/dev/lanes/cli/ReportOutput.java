@@ -1,0 +1,40 @@
+package dev.lanes.cli;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.jspecify.annotations.Nullable;
+
+/** Prints the text report, writes the requested files, and turns the invariants into the exit code. */
+final class ReportOutput {
+    static final int PASSED = 0;
+    static final int INVARIANT_FAILED = 1;
+
+    private ReportOutput() {}
+
+    static int emit(Report report, ReportOptions options, PrintWriter out, PrintWriter err) {
+        out.print(TextReport.render(report));
+        out.flush();
+        boolean json = write(options.json, JsonReport.render(report), "JSON", out, err);
+        boolean html = write(options.html, HtmlReport.render(report), "HTML", out, err);
+        return report.passed() && json && html ? PASSED : INVARIANT_FAILED;
+    }
+
+    private static boolean write(@Nullable Path file, String content, String what, PrintWriter out, PrintWriter err) {
+        if (file == null) {
+            return true;
+        }
+        try {
+            Files.writeString(file, content, StandardCharsets.UTF_8);
+            out.println(what + " report: " + file.toAbsolutePath());
+            out.flush();
+            return true;
+        } catch (IOException e) {
+            err.println("Could not write the " + what + " report to " + file + ": " + e);
+            err.flush();
+            return false;
+        }
+    }
+}

@@ -1,0 +1,116 @@
+package dev.lanes.cli;
+
+import static dev.lanes.cli.ReportAssertions.assertStableFieldsAndAllPass;
+import static dev.lanes.cli.ReportAssertions.number;
+import static dev.lanes.cli.ReportAssertions.readReport;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** Every scenario, with small counts: the report's invariants pass and its stable fields are there. */
+class BenchTest {
+
+    @ParameterizedTest
+    @CsvSource({"keyed", "hashed"})
+    void aStuckLaneHoldsUpOnlyItsOwnMessagesAndTheDeadlineCutsIt(String strategy, @TempDir Path dir) throws Exception {
+        Path json = dir.resolve("stuck.json");
+
+        Cli.Result result = Cli.run(
+                "bench",
+                "--scenario",
+                "stuck-lane",
+                "--strategy",
+                strategy,
+                "--messages",
+                "20000",
+                "--aggregates",
+                "500",
+                "--shutdown-timeout",
+                "300ms",
+                "--quiet",
+                "--json",
+                json.toString());
+
+        assertThat(result.exitCode()).as(result.out() + result.err()).isZero();
+        Map<String, Object> report = readReport(json);
+        assertStableFieldsAndAllPass(report, "stuck-lane");
+        double stuck = number(report, "stuckLaneMessages");
+        assertThat(stuck).isPositive().isLessThan(20000);
+        assertThat(number(report, "handled")).isEqualTo(20000 - stuck);
+        Map<String, Object> shutdown = MiniJson.object(report.get("shutdown"));
+        assertThat(shutdown.get("forced")).isEqualTo(true);
+        assertThat(shutdown.get("graceful")).isEqualTo(false);
+        assertThat(result.out()).contains("PASS  others handled while a lane was stuck");
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+        "throughput, --messages, 30000, --aggregates, 1000",
+        "cpu,        --messages, 2000,  --cpu-micros, 10",
+        "many-types, --messages, 20000, --types,      5",
+        "command,    --messages, 2000,  --aggregates, 50"
+    })
+    void eachScenarioPassesItsInvariants(String scenario, String option1, String value1, String option2, String value2)
+            throws Exception {
+        Path json = Files.createTempFile("lanes-" + scenario, ".json");
+        try {
+            Cli.Result result = Cli.run(
+                    "bench", "--scenario", scenario, option1, value1, option2, value2, "-q", "--json", json.toString());
+
+            assertThat(result.exitCode()).as(result.out() + result.err()).isZero();
+            Map<String, Object> report = readReport(json);
+            assertStableFieldsAndAllPass(report, scenario);
+            assertThat(number(report, "handled")).isEqualTo(number(report, "messages"));
+            assertThat(MiniJson.object(report.get("shutdown")).get("graceful")).isEqualTo(true);
+        } finally {
+            Files.deleteIfExists(json);
+        }
+    }
+
+    @Test
+    void hotKeyReportsTheOtherIdsApartAndWritesAnHtmlReport(@TempDir Path dir) throws Exception {
+        Path json = dir.resolve("hot.json");
+        Path html = dir.resolve("hot.html");
+
+        Cli.Result result = Cli.run(
+                "bench",
+                "--scenario",
+                "hot-key",
+                "--messages",
+                "10000",
+                "--rate",
+                "20000",
+                "--aggregates",
+                "200",
+                "--warmup",
+                "100ms",
+                "-q",
+                "--json",
+                json.toString(),
+                "--html",
+                html.toString());
+
+        assertThat(result.exitCode()).as(result.out() + result.err()).isZero();
+        Map<String, Object> report = readReport(json);
+        assertStableFieldsAndAllPass(report, "hot-key");
+        Map<String, Object> hot = MiniJson.object(report.get("hotIdLatencyMicros"));
+        Map<String, Object> others = MiniJson.object(report.get("otherIdsLatencyMicros"));
+        assertThat(number(hot, "count") + number(others, "count"))
+                .as("all but the warm-up's")
+                .isBetween(6000.0, 10000.0);
+        assertThat(number(hot, "max"))
+                .as("the hot id's slow messages wait 2 ms")
+                .isGreaterThanOrEqualTo(2000);
+        assertThat(result.out()).contains("other ids").contains("hot id");
+        assertThat(Files.readString(html, StandardCharsets.UTF_8))
+                .contains("<svg")
+                .contains("other ids p99");
+    }
+}

@@ -1,0 +1,91 @@
+package dev.lanes.cli;
+
+import static dev.lanes.cli.ReportAssertions.assertStableFieldsAndAllPass;
+import static dev.lanes.cli.ReportAssertions.invariantNames;
+import static dev.lanes.cli.ReportAssertions.number;
+import static dev.lanes.cli.ReportAssertions.readReport;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The bank end to end, small: every invariant passes and the reports have what they promise. */
+class DemoTest {
+
+    @Test
+    void aShortDemoPassesEveryInvariantAndWritesTheJsonAndHtmlReports(@TempDir Path dir) throws Exception {
+        Path json = dir.resolve("demo.json");
+        Path html = dir.resolve("demo.html");
+
+        Cli.Result result = Cli.run(
+                "demo",
+                "--accounts",
+                "40",
+                "--clients",
+                "8",
+                "--commands",
+                "3000",
+                "--sample-interval",
+                "100ms",
+                "--json",
+                json.toString(),
+                "--html",
+                html.toString());
+
+        assertThat(result.exitCode()).as(result.out() + result.err()).isZero();
+        assertThat(result.out())
+                .contains("Lanes demo")
+                .contains("PASS  money conserved")
+                .contains("Lanes runtime shutdown: graceful")
+                .contains("Result        PASS")
+                .doesNotContain("\r");
+        Map<String, Object> report = readReport(json);
+        assertStableFieldsAndAllPass(report, "demo");
+        assertThat(number(report, "messages")).isEqualTo(3000);
+        assertThat(invariantNames(report))
+                .contains(
+                        "money conserved",
+                        "versions gapless",
+                        "per-account order",
+                        "projection = replay",
+                        "nothing lost",
+                        "every command answered",
+                        "graceful stop");
+        Map<String, Object> shutdown = MiniJson.object(report.get("shutdown"));
+        assertThat(shutdown.get("graceful")).isEqualTo(true);
+        assertThat(shutdown.get("forced")).isEqualTo(false);
+        assertThat(MiniJson.array(report.get("stages")))
+                .extracting(stage -> MiniJson.object(stage).get("name"))
+                .contains("SENT", "PROCESSED", "PROJECTED");
+        assertThat(MiniJson.array(report.get("aggregates")))
+                .extracting(row -> MiniJson.object(row).get("dispatcher"))
+                .contains("CommandDispatcher", "BalanceProjection", "TransferSaga", "Snapshotter");
+
+        String page = Files.readString(html, StandardCharsets.UTF_8);
+        assertThat(page)
+                .startsWith("<!DOCTYPE html>")
+                .contains("<svg")
+                .contains("Latency histogram")
+                .contains("Throughput over time")
+                .contains("heat map")
+                .contains("PASS")
+                .doesNotContain("<script")
+                .doesNotContain("<link")
+                .doesNotContain("src=")
+                .doesNotContain("@import")
+                .endsWith("</html>\n");
+    }
+
+    @Test
+    void quietPrintsOnlyTheReport() {
+        Cli.Result result = Cli.run(
+                "demo", "--accounts", "10", "--clients", "4", "--commands", "300", "--strategy", "hashed", "-q");
+
+        assertThat(result.exitCode()).as(result.out() + result.err()).isZero();
+        assertThat(result.out()).startsWith("Lanes demo").contains("strategy hashed");
+    }
+}
