@@ -50,7 +50,14 @@ public final class InMemoryCommandBus implements CommandBus {
 
     @Override
     public Flux<MessageExchange<CommandMessage>> receive(NamedAggregate namedAggregate) {
-        return route(namedAggregate.materialize()).flux();
+        MaterializedNamedAggregate type = namedAggregate.materialize();
+        // commands still held when the receiver goes away are answered, never dropped in silence
+        return route(type)
+                .flux()
+                .doOnDiscard(
+                        LocalExchange.class,
+                        held -> held.reject(new IllegalStateException(this + ": the dispatcher of " + type
+                                + " stopped before taking " + held.message() + "; not processed")));
     }
 
     private BoundedRoute<MessageExchange<CommandMessage>> route(MaterializedNamedAggregate type) {

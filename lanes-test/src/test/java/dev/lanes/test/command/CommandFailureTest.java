@@ -138,6 +138,11 @@ class CommandFailureTest {
 
         bank.dispatcher.forceStop();
         assertThat(store.aggregateCount()).isZero();
+        org.awaitility.Awaitility.await()
+                .atMost(TIMEOUT)
+                .untilAsserted(() -> assertThat(bank.results.inFlight())
+                        .as("commands the stopped dispatcher never took are answered")
+                        .isZero());
     }
 
     /** An event store that fails a given number of appends, as an outage would. */
