@@ -46,7 +46,8 @@ final class BankRun {
             long commands,
             Duration shutdownTimeout,
             Duration sampleInterval,
-            long seed) {}
+            long seed,
+            StoreOptions.Stores stores) {}
 
     private final Settings settings;
     private final Progress progress;
@@ -57,7 +58,8 @@ final class BankRun {
     private BankRun(Settings settings, Progress progress) {
         this.settings = settings;
         this.progress = progress;
-        this.bank = new BankWiring(settings.strategy(), settings.eventSide(), settings.shutdownTimeout());
+        this.bank = new BankWiring(
+                settings.strategy(), settings.eventSide(), settings.shutdownTimeout(), settings.stores());
     }
 
     static Report run(Settings settings, Progress progress) {
@@ -188,9 +190,10 @@ final class BankRun {
         report.setup.add(settings.mix().describe());
         report.setup.add(
                 settings.eventSide()
-                        ? "in-memory event store, command bus and event bus; processors: BalanceProjection, TransferSaga,"
+                        ? settings.stores().description()
+                                + "; in-memory command bus and event bus; processors: BalanceProjection, TransferSaga,"
                                 + " Snapshotter (every 10 versions), OrderAudit"
-                        : "in-memory event store and command bus; no event processors");
+                        : settings.stores().description() + "; in-memory command bus; no event processors");
         report.options.put("accounts", Integer.toString(settings.accounts()));
         report.options.put("clients", Integer.toString(settings.clients()));
         Duration duration = settings.duration();

@@ -10,8 +10,8 @@ import dev.lanes.dispatch.LaneSettings;
 import dev.lanes.dispatch.LaneStrategy;
 import dev.lanes.dispatch.ParkingLot;
 import dev.lanes.event.InMemoryDomainEventBus;
-import dev.lanes.eventsourcing.InMemoryEventStore;
-import dev.lanes.eventsourcing.InMemorySnapshotStore;
+import dev.lanes.eventsourcing.EventStore;
+import dev.lanes.eventsourcing.SnapshotStore;
 import dev.lanes.processing.CompositeEventDispatcher;
 import dev.lanes.processing.Snapshotter;
 import dev.lanes.runtime.LanesRuntime;
@@ -32,8 +32,8 @@ final class BankWiring {
     /** How long the runtime waits, once stopping, for no activity before it closes admission (saga tails). */
     static final Duration QUIET_PERIOD = Duration.ofMillis(200);
 
-    final InMemoryEventStore store = new InMemoryEventStore();
-    final InMemorySnapshotStore snapshots = new InMemorySnapshotStore();
+    final EventStore store;
+    final SnapshotStore snapshots;
     final CommandResults results = new CommandResults();
     final RecordingMetrics metrics = new RecordingMetrics();
     final InMemoryParkingLot commandParking = ParkingLot.inMemory();
@@ -44,7 +44,9 @@ final class BankWiring {
     final @Nullable CompositeEventDispatcher events;
     final LanesRuntime runtime;
 
-    BankWiring(LaneStrategy strategy, boolean eventSide, Duration shutdownTimeout) {
+    BankWiring(LaneStrategy strategy, boolean eventSide, Duration shutdownTimeout, StoreOptions.Stores stores) {
+        this.store = stores.events();
+        this.snapshots = stores.snapshots();
         InMemoryCommandBus commandBus = new InMemoryCommandBus(16_384, results);
         InMemoryDomainEventBus eventBus = new InMemoryDomainEventBus(4096);
         this.commands = CommandDispatcher.builder(commandBus, store, eventBus, results)

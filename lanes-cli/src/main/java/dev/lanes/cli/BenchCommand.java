@@ -138,9 +138,13 @@ final class BenchCommand implements Callable<Integer> {
     @Mixin
     ReportOptions report = new ReportOptions();
 
+    @Mixin
+    StoreOptions store = new StoreOptions();
+
     @Override
     public Integer call() {
         report.validate(spec);
+        store.validate(spec);
         Progress progress = Progress.of(spec.commandLine().getOut(), report.quiet);
         Report result = scenario == Scenario.COMMAND ? command(progress) : engine(progress);
         result.options.put("scenario", scenario.label);
@@ -150,6 +154,12 @@ final class BenchCommand implements Callable<Integer> {
     }
 
     private Report command(Progress progress) {
+        try (StoreOptions.Stores stores = store.open()) {
+            return command(progress, stores);
+        }
+    }
+
+    private Report command(Progress progress, StoreOptions.Stores stores) {
         BankRun.Settings settings = new BankRun.Settings(
                 scenario.label,
                 strategy,
@@ -161,7 +171,8 @@ final class BenchCommand implements Callable<Integer> {
                 orDefault(messages, 50_000),
                 report.shutdownTimeout(DEFAULT_SHUTDOWN_TIMEOUT),
                 report.sampleInterval,
-                report.seed);
+                report.seed,
+                stores);
         return BankRun.run(settings, progress);
     }
 

@@ -60,6 +60,9 @@ final class DemoCommand implements Callable<Integer> {
     @Mixin
     ReportOptions report = new ReportOptions();
 
+    @Mixin
+    StoreOptions store = new StoreOptions();
+
     /** How much load: a duration or a number of commands, not both. */
     static final class Amount {
         @Option(
@@ -83,6 +86,7 @@ final class DemoCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         report.validate(spec);
+        store.validate(spec);
         Duration duration = DEFAULT_DURATION;
         long commands = 0;
         Amount given = amount;
@@ -92,6 +96,18 @@ final class DemoCommand implements Callable<Integer> {
         } else if (given != null && given.duration != null) {
             duration = given.duration;
         }
+        Report result;
+        try (StoreOptions.Stores stores = store.open()) {
+            result = run(duration, commands, stores);
+        }
+        result.options.put("strategy", strategy.name().toLowerCase(java.util.Locale.ROOT));
+        result.options.put("store", store.kind.name().toLowerCase(java.util.Locale.ROOT));
+        return ReportOutput.emit(
+                result, report, spec.commandLine().getOut(), spec.commandLine().getErr());
+    }
+
+    private Report run(
+            @org.jspecify.annotations.Nullable Duration duration, long commands, StoreOptions.Stores stores) {
         BankRun.Settings settings = new BankRun.Settings(
                 "demo",
                 strategy,
@@ -103,10 +119,8 @@ final class DemoCommand implements Callable<Integer> {
                 commands,
                 report.shutdownTimeout(DEFAULT_SHUTDOWN_TIMEOUT),
                 report.sampleInterval,
-                report.seed);
-        Report result = BankRun.run(settings, Progress.of(spec.commandLine().getOut(), report.quiet));
-        result.options.put("strategy", strategy.name().toLowerCase(java.util.Locale.ROOT));
-        return ReportOutput.emit(
-                result, report, spec.commandLine().getOut(), spec.commandLine().getErr());
+                report.seed,
+                stores);
+        return BankRun.run(settings, Progress.of(spec.commandLine().getOut(), report.quiet));
     }
 }

@@ -20,6 +20,17 @@ import picocli.CommandLine.ParseResult;
 class OptionsTest {
 
     @Test
+    void aPostgresStoreNeedsAJdbcUrlAndAUrlNeedsThePostgresStore() {
+        Cli.Result noUrl = Cli.run("demo", "--store", "postgres");
+        assertThat(noUrl.exitCode()).isEqualTo(2);
+        assertThat(noUrl.err()).contains("--store postgres needs --jdbc-url").contains("Usage: lanes demo");
+
+        Cli.Result noStore = Cli.run("bench", "--scenario", "command", "--jdbc-url", "jdbc:postgresql://h:1/d");
+        assertThat(noStore.exitCode()).isEqualTo(2);
+        assertThat(noStore.err()).contains("--jdbc-url 'jdbc:postgresql://h:1/d' needs --store postgres");
+    }
+
+    @Test
     void anUnknownScenarioIsNamedWithTheValidOnes() {
         Cli.Result result = Cli.run("bench", "--scenario", "sideways");
 
