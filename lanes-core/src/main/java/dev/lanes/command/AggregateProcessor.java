@@ -103,10 +103,6 @@ final class AggregateProcessor<S> {
         return cached != null ? Mono.just(cached) : loader.load(aggregateId);
     }
 
-    int cachedStates() {
-        return cache.size();
-    }
-
     /** Marks a failure of the user's handler or applier: the command fails, the lane is fine. */
     private static final class CommandFailed extends RuntimeException {
         private static final long serialVersionUID = 1L;

@@ -1,7 +1,6 @@
 package dev.lanes.command;
 
 import dev.lanes.api.LanesException;
-import dev.lanes.api.MaterializedNamedAggregate;
 import dev.lanes.dispatch.AggregateDispatcher;
 import dev.lanes.dispatch.DispatcherMetrics;
 import dev.lanes.dispatch.LaneSettings;
@@ -18,9 +17,7 @@ import dev.lanes.runtime.GroupedComponent;
 import dev.lanes.scheduler.DefaultAggregateSchedulerSupplier;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import reactor.core.publisher.Flux;
 
@@ -53,14 +50,12 @@ public final class CommandDispatcher implements GroupedComponent {
 
     private final String name;
     private final DefaultAggregateSchedulerSupplier schedulers;
-    private final Map<MaterializedNamedAggregate, AggregateProcessor<?>> processors;
     private final List<AggregateDispatcher<CommandMessage>> dispatchers;
     private final ComponentGroup group;
 
     private CommandDispatcher(Builder builder) {
         this.name = builder.name;
         this.schedulers = new DefaultAggregateSchedulerSupplier(name, builder.schedulerParallelism);
-        this.processors = new LinkedHashMap<>();
         this.dispatchers = new ArrayList<>();
         ParkingLot parkingLot = parked -> {
             builder.parkingLot.park(parked);
@@ -76,7 +71,6 @@ public final class CommandDispatcher implements GroupedComponent {
                     builder.eventBus,
                     builder.results,
                     builder.cacheCapacity);
-            processors.put(definition.namedAggregate(), processor);
             dispatchers.add(AggregateDispatcher.<CommandMessage>builder(name, definition.namedAggregate())
                     .source(Flux.defer(() -> builder.commandBus.receive(definition.namedAggregate())))
                     .handler(processor::handle)
@@ -117,7 +111,8 @@ public final class CommandDispatcher implements GroupedComponent {
 
     @Override
     public String toString() {
-        return "CommandDispatcher[" + name + ", " + processors.keySet() + "]";
+        return "CommandDispatcher[" + name + ", "
+                + dispatchers.stream().map(AggregateDispatcher::namedAggregate).toList() + "]";
     }
 
     /** Collaborators are required at construction; everything else has a default. */

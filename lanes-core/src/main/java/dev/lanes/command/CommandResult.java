@@ -26,8 +26,4 @@ public record CommandResult(
         Objects.requireNonNull(stage, "stage");
         events = List.copyOf(events);
     }
-
-    CommandResult atStage(WaitStage reached) {
-        return new CommandResult(commandId, requestId, aggregateId, reached, version, events);
-    }
 }

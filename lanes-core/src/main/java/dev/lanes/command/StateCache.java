@@ -42,8 +42,4 @@ final class StateCache<S> {
     synchronized void evict(AggregateId aggregateId) {
         states.remove(aggregateId);
     }
-
-    synchronized int size() {
-        return states.size();
-    }
 }

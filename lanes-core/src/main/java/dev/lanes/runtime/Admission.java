@@ -85,10 +85,6 @@ final class Admission implements RuntimeContext {
         return drainedSignal.asMono();
     }
 
-    boolean isClosed() {
-        return closed;
-    }
-
     long open() {
         return active.get();
     }

@@ -151,21 +151,23 @@ public final class LanesRuntime implements GracefullyStoppable {
 
     private void startAll() {
         for (Slot slot : slots) {
-            checkpoint().block();
+            requireStartupGoesOn();
             slot.component.start();
         }
     }
 
     private Mono<Void> checkpoint() {
-        return Mono.defer(() -> {
-            synchronized (lock) {
-                if (stopRequested || forced || failures.primary() != null) {
-                    return Mono.error(new IllegalStateException(
-                            "LanesRuntime startup was cancelled by shutdown; current state: " + state));
-                }
+        return Mono.fromRunnable(this::requireStartupGoesOn);
+    }
+
+    /** Throws when a stop, a force or a failure came during startup; no blocking, so any thread may start. */
+    private void requireStartupGoesOn() {
+        synchronized (lock) {
+            if (stopRequested || forced || failures.primary() != null) {
+                throw new IllegalStateException(
+                        "LanesRuntime startup was cancelled by shutdown; current state: " + state);
             }
-            return Mono.empty();
-        });
+        }
     }
 
     private void markRunning() {

@@ -3,7 +3,6 @@ package dev.lanes.scheduler;
 import dev.lanes.api.MaterializedNamedAggregate;
 import dev.lanes.api.NamedAggregate;
 import dev.lanes.internal.Require;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -92,7 +91,7 @@ public final class DefaultAggregateSchedulerSupplier implements AggregateSchedul
     private List<Scheduler> terminate() {
         synchronized (lock) {
             if (terminalSnapshot == null) {
-                terminalSnapshot = List.copyOf(new ArrayList<>(schedulers.values()));
+                terminalSnapshot = List.copyOf(schedulers.values());
                 schedulers.clear();
             }
             return terminalSnapshot;

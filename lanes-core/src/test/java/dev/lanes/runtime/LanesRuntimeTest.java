@@ -81,6 +81,20 @@ class LanesRuntimeTest {
         }
 
         @Test
+        void startsWhenSubscribedFromANonBlockingThread() {
+            RecordingComponent a = component("a");
+            RecordingComponent b = component("b");
+            LanesRuntime runtime = runtime(Duration.ofSeconds(1), Duration.ZERO, a, b);
+
+            runtime.start()
+                    .subscribeOn(reactor.core.scheduler.Schedulers.parallel())
+                    .block(PROMPTLY);
+
+            assertThat(runtime.state()).isEqualTo(LanesRuntime.State.RUNNING);
+            assertThat(calls).containsExactly("prepare:a", "prepare:b", "start:a", "start:b");
+        }
+
+        @Test
         void aSecondStartFailsNamingTheState() {
             LanesRuntime runtime = runtime(Duration.ofSeconds(1), Duration.ZERO, component("a"));
             runtime.start().block(PROMPTLY);
