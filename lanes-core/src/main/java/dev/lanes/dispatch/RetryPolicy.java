@@ -13,14 +13,20 @@ import java.util.function.Predicate;
  * <p>Backoff before retry {@code n} (1-based) is {@code min(maxBackoff, initialBackoff * 2^(n-1))}, spread by {@code
  * +-jitter} of itself.
  *
+ * <p>No backoff may exceed {@link #MAX_BACKOFF} (24 hours): a retry holds its lane for the whole delay, so a longer
+ * wait is a parked message, not a retry. A longer backoff is refused at construction, never clamped.
+ *
  * @param maxRetries retries after the first attempt; 0 parks on the first failure
- * @param initialBackoff delay before the first retry
- * @param maxBackoff cap of any delay
+ * @param initialBackoff delay before the first retry, at most {@link #MAX_BACKOFF}
+ * @param maxBackoff cap of any delay, at most {@link #MAX_BACKOFF}
  * @param jitter fraction in {@code [0, 1]} by which each delay is spread at random
  * @param retryable which errors are worth retrying; others are parked at once
  */
 public record RetryPolicy(
         int maxRetries, Duration initialBackoff, Duration maxBackoff, double jitter, Predicate<Throwable> retryable) {
+
+    /** The longest backoff a policy accepts, for {@code initialBackoff} and {@code maxBackoff} alike. */
+    public static final Duration MAX_BACKOFF = Duration.ofHours(24);
 
     /** 3 retries, 100 ms doubling up to 2 s, jitter 0.5, every error retryable. */
     public static final RetryPolicy DEFAULT =
@@ -33,6 +39,8 @@ public record RetryPolicy(
         Require.notNegative(maxRetries, "maxRetries");
         Require.notNegative(initialBackoff, "initialBackoff");
         Require.notNegative(maxBackoff, "maxBackoff");
+        requireAtMostMaxBackoff(initialBackoff, "initialBackoff");
+        requireAtMostMaxBackoff(maxBackoff, "maxBackoff");
         if (maxBackoff.compareTo(initialBackoff) < 0) {
             throw new IllegalArgumentException(
                     "maxBackoff must not be shorter than initialBackoff: " + maxBackoff + " < " + initialBackoff);
@@ -41,6 +49,12 @@ public record RetryPolicy(
             throw new IllegalArgumentException("jitter must be within [0, 1]: " + jitter);
         }
         Objects.requireNonNull(retryable, "retryable");
+    }
+
+    private static void requireAtMostMaxBackoff(Duration backoff, String name) {
+        if (backoff.compareTo(MAX_BACKOFF) > 0) {
+            throw new IllegalArgumentException(name + " must be at most " + MAX_BACKOFF + ": " + backoff);
+        }
     }
 
     public RetryPolicy withMaxRetries(int maxRetries) {
