@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -14,8 +15,14 @@ import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 /**
- * Caches one {@link Schedulers#newParallel(String, int) parallel scheduler} per materialized named aggregate, with
- * {@link #parallelism()} workers named {@code <name>-<aggregateName>-<n>}.
+ * Caches one scheduler per materialized named aggregate, with {@link #parallelism()} workers named {@code
+ * <name>-<aggregateName>-<n>}, as the seed's {@code Schedulers.newParallel(name + "-" + aggregateName, parallelism)}.
+ *
+ * <p>Unlike Reactor's parallel scheduler, whose workers each have a queue of their own (a task handed to a busy worker
+ * waits for it while another idles), the workers of one scheduler take tasks from shared queues and steal from each
+ * other: any free worker of the type runs the next ready lane. Delays (retry backoff) wait on one timer thread per
+ * supplier, {@code <name>-timer}, which only hands tasks to the workers. The schedulers are Reactor {@link Scheduler}s
+ * in every respect ({@code createWorker()} runs its tasks one at a time, in order).
  *
  * <p>Concurrency: the cache, the stopped flag and the terminal snapshot are guarded by one monitor, which both {@link
  * #getOrInitialize} and the stop verbs take. A lookup racing with a stop is either admitted before it, and its
@@ -30,6 +37,8 @@ public final class DefaultAggregateSchedulerSupplier implements AggregateSchedul
     private final Object lock = new Object();
     private final Map<MaterializedNamedAggregate, Scheduler> schedulers = new HashMap<>();
     private @Nullable List<Scheduler> terminalSnapshot;
+    private final ScheduledThreadPoolExecutor timer;
+    private final @Nullable WorkerPool sharedPool;
     private final Mono<Void> gracefulStop;
 
     /** A supplier whose schedulers have {@link Schedulers#DEFAULT_POOL_SIZE} workers each. */
@@ -43,18 +52,43 @@ public final class DefaultAggregateSchedulerSupplier implements AggregateSchedul
      * @throws IllegalArgumentException naming the value if {@code name} is blank or {@code parallelism <= 0}
      */
     public DefaultAggregateSchedulerSupplier(String name, int parallelism) {
+        this(name, parallelism, false);
+    }
+
+    private DefaultAggregateSchedulerSupplier(String name, int parallelism, boolean shared) {
         this.name = Require.notBlank(name, "name");
         this.parallelism = Require.positive(parallelism, "parallelism");
+        this.timer = SupplierTimer.create(name);
+        this.sharedPool = shared ? new WorkerPool(name + "-shared", parallelism, timer) : null;
         this.gracefulStop = Mono.defer(() -> Flux.fromIterable(terminate())
                         .flatMap(Scheduler::disposeGracefully)
-                        .then())
+                        .then(sharedPool == null ? Mono.empty() : sharedPool.shutdown()))
+                .doFinally(signal -> timer.shutdownNow())
                 .cache();
+    }
+
+    /**
+     * A supplier whose per-type schedulers are views of one pool of {@code workers} threads, named {@code
+     * <name>-shared-<n>}, instead of a pool per type. Each type still gets its own scheduler (named {@code
+     * <name>-<aggregateName>}, so dispatcher metrics stay per type) and lanes still run one exchange at a time; only the
+     * threads are shared.
+     *
+     * <p>Pick it when a service has many aggregate types and few cores: 20 types on the default supplier start 20 x
+     * {@code parallelism} threads that compete for the same cores, while a shared pool keeps the thread count at {@code
+     * workers} and lets any idle worker run any type's lane. Keep the default (the seed's contract) when types must not
+     * share workers, e.g. so that one type's slow handlers can never occupy every worker another type needs.
+     *
+     * @throws IllegalArgumentException naming the value if {@code name} is blank or {@code workers <= 0}
+     */
+    public static DefaultAggregateSchedulerSupplier sharedPool(String name, int workers) {
+        return new DefaultAggregateSchedulerSupplier(name, workers, true);
     }
 
     public String name() {
         return name;
     }
 
+    /** Workers per type's scheduler or, for a {@link #sharedPool} supplier, of the one shared pool. */
     public int parallelism() {
         return parallelism;
     }
@@ -68,8 +102,7 @@ public final class DefaultAggregateSchedulerSupplier implements AggregateSchedul
                 throw new IllegalStateException(this + " has stopped; cannot create a scheduler for " + key
                         + " (cached types were " + terminalSnapshot.size() + ")");
             }
-            return schedulers.computeIfAbsent(
-                    key, k -> Schedulers.newParallel(name + "-" + k.aggregateName(), parallelism));
+            return schedulers.computeIfAbsent(key, k -> newScheduler(name + "-" + k.aggregateName()));
         }
     }
 
@@ -85,6 +118,16 @@ public final class DefaultAggregateSchedulerSupplier implements AggregateSchedul
     @Override
     public void forceStop() {
         terminate().forEach(Scheduler::dispose);
+        if (sharedPool != null) {
+            sharedPool.shutdownNow();
+        }
+        timer.shutdownNow();
+    }
+
+    private Scheduler newScheduler(String schedulerName) {
+        return sharedPool == null
+                ? PoolScheduler.owning(new WorkerPool(schedulerName, parallelism, timer))
+                : PoolScheduler.sharing(schedulerName, sharedPool);
     }
 
     /** Closes creation and returns the one snapshot of every scheduler ever cached; idempotent. */

@@ -1,0 +1,23 @@
+package dev.lanes.scheduler;
+
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+
+/**
+ * The one timer thread of a supplier ({@code <supplier>-timer}, daemon, started on the first delayed task): it only
+ * waits out delays (retry backoff, {@code Mono.delay}) and then submits the task to its scheduler's workers. It never
+ * runs user code.
+ */
+final class SupplierTimer {
+    private SupplierTimer() {}
+
+    static ScheduledThreadPoolExecutor create(String supplierName) {
+        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, task -> {
+            Thread thread = new Thread(task, supplierName + "-timer");
+            thread.setDaemon(true);
+            return thread;
+        });
+        timer.setRemoveOnCancelPolicy(true);
+        timer.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        return timer;
+    }
+}
