@@ -3,7 +3,6 @@ package dev.lanes.command;
 import dev.lanes.api.MaterializedNamedAggregate;
 import dev.lanes.api.NamedAggregate;
 import dev.lanes.dispatch.MessageExchange;
-import dev.lanes.internal.Require;
 import dev.lanes.messaging.BoundedRoute;
 import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.LocalExchange;
@@ -25,7 +24,7 @@ public final class InMemoryCommandBus implements CommandBus {
     private final CommandResults results;
 
     public InMemoryCommandBus(int capacityPerType, CommandResults results) {
-        this.capacityPerType = Require.positive(capacityPerType, "capacityPerType");
+        this.capacityPerType = BoundedRoute.requireCapacity(capacityPerType, "capacityPerType");
         this.results = Objects.requireNonNull(results, "results");
     }
 

@@ -33,7 +33,7 @@ public final class InMemoryDomainEventBus implements DomainEventBus {
     private record GroupRoute(String group, BoundedRoute<MessageExchange<DomainEventStream>> route) {}
 
     public InMemoryDomainEventBus(int capacity) {
-        this.capacity = Require.positive(capacity, "capacity");
+        this.capacity = BoundedRoute.requireCapacity(capacity, "capacity");
     }
 
     @Override

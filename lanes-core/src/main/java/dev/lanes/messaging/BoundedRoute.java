@@ -29,7 +29,7 @@ public final class BoundedRoute<T> {
     private final Flux<T> flux;
 
     public BoundedRoute(int capacity) {
-        Require.positive(capacity, "capacity");
+        requireCapacity(capacity, "capacity");
         this.capacity = Math.max(8, Queues.ceilingNextPowerOfTwo(capacity)); // Reactor's smallest array queue
         // unsafe (not serialized by Reactor): this route's monitor serializes emission, and an emission may re-enter
         // from the consumer's drain (a waiting offer woken by a value handed out)
@@ -44,6 +44,22 @@ public final class BoundedRoute<T> {
     /** The single consumer's view; a second subscriber is rejected by Reactor. */
     public Flux<T> flux() {
         return flux;
+    }
+
+    /** The largest capacity a route can hold: the largest power of two an {@code int} can count. */
+    public static final int MAX_CAPACITY = 1 << 30;
+
+    /**
+     * Checks a capacity a route will be built with, naming the setting: refused if not positive or above {@link
+     * #MAX_CAPACITY} (it would round up past what an {@code int} can hold), never clamped.
+     */
+    public static int requireCapacity(int capacity, String setting) {
+        Require.positive(capacity, setting);
+        if (capacity > MAX_CAPACITY) {
+            throw new IllegalArgumentException(setting + " must be at most " + MAX_CAPACITY
+                    + " (2^30, a route's largest power of two): " + capacity);
+        }
+        return capacity;
     }
 
     /** Values the route holds at most: the requested capacity rounded up to a power of two, and at least 8. */
