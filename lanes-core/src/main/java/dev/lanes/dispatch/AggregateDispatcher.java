@@ -11,8 +11,9 @@ import dev.lanes.runtime.RuntimeContext;
 import dev.lanes.scheduler.AggregateSchedulerSupplier;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.Callable;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -39,9 +40,18 @@ import reactor.core.scheduler.Schedulers;
  * terminated, on whatever thread; it runs on a worker of {@code schedulers.getOrInitialize(namedAggregate)}, not on a
  * fixed thread.
  *
- * <p><b>Bounds.</b> A lane holds at most {@code maxQueuedPerLane} exchanges: more for it are rejected back to their
- * source ({@link Reason#LANE_FULL}), and other lanes go on. The dispatcher holds at most {@code maxQueued}: at that
- * bound it stops requesting from its source.
+ * <p><b>Bounds.</b> The dispatcher holds at most {@code maxQueued} admitted exchanges, whichever lanes they are in: at
+ * that bound it stops requesting from its source until one is settled. That is the memory bound, under either overflow
+ * policy. Under {@link LaneSettings.Overflow#REJECT} a lane holds at most {@code maxQueuedPerLane}, and more for it are
+ * rejected back to their source ({@link Reason#LANE_FULL}); under {@link LaneSettings.Overflow#PAUSE} a lane past
+ * {@code maxQueuedPerLane} keeps taking from the shared budget. Either way a stuck lane stops no other lane until the
+ * whole budget is used up.
+ *
+ * <p><b>Threads.</b> Each lane is a queue with a work-in-progress count: the thread that makes a lane busy hands it to
+ * a worker, which runs its exchanges one after the other while their handlers end at once (up to a batch, then the lane
+ * goes back to the workers' queue); a handler that ends later continues the lane from wherever it ends, through a
+ * worker. Nothing is locked per exchange. With the schedulers of {@link
+ * dev.lanes.scheduler.DefaultAggregateSchedulerSupplier} any free worker of the type takes the next ready lane.
  *
  * <p><b>Failures.</b> A handler error is retried inside the lane by the {@link RetryPolicy}, then the exchange is
  * parked with its error and acknowledged, and the lane moves on. Only infrastructure faults (the scheduler refuses
@@ -53,9 +63,12 @@ import reactor.core.scheduler.Schedulers;
  *
  * @param <M> the message type
  */
-public final class AggregateDispatcher<M> implements RuntimeComponent {
+public final class AggregateDispatcher<M>
+        implements RuntimeComponent, Lane.LaneRunner<M>, HandlerSubscriber.Completion<M> {
     private static final Logger log = LoggerFactory.getLogger(AggregateDispatcher.class);
-    private static final int SYNCHRONOUS_BATCH = 64;
+    /** Envelopes a lane handles in a row before it yields its worker to other lanes. */
+    private static final int LANE_BATCH = 64;
+
     private static final int HOT_KEY_CAPACITY = 32;
     private static final long HOT_KEY_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(10);
 
@@ -68,23 +81,36 @@ public final class AggregateDispatcher<M> implements RuntimeComponent {
         STOPPED
     }
 
+    /** What became of one attempt, for the lane that made it. */
+    private enum Step {
+        /** Settled here (handled or parked): the lane may take its next envelope, then free the slot. */
+        DONE,
+        /** The handler goes on asynchronously; its end continues the lane. */
+        ASYNC,
+        /** A retry is scheduled; it continues the lane. */
+        RETRY,
+        /** A force stop (or a fault) settled the envelope and freed its slot: the lane stops. */
+        STOPPED
+    }
+
     private final String name;
     private final MaterializedNamedAggregate namedAggregate;
     private final Flux<? extends MessageExchange<M>> source;
     private final ExchangeHandler<M> handler;
     private final AggregateSchedulerSupplier schedulers;
     private final LaneSettings settings;
+    private final boolean rejectOverBound;
     private final ParkingLot parkingLot;
     private final DispatcherMetrics metrics;
+    private final boolean timed;
     private final LongSupplier nanoTime;
     private final Scheduler cleanup;
 
     private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
-    private final LaneTable<M> lanes;
+    private final LaneRegistry<M> lanes;
     private final Intake<M> intake;
     private final HotKeyTracker hotKeys;
     private final AtomicInteger admitted = new AtomicInteger();
-    private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicReference<@Nullable Throwable> fault = new AtomicReference<>();
     private final LongAdder handled = new LongAdder();
     private final LongAdder retried = new LongAdder();
@@ -96,6 +122,9 @@ public final class AggregateDispatcher<M> implements RuntimeComponent {
     private volatile RuntimeContext context = RuntimeContext.standalone();
     private volatile LaneRecorder recorder = LaneRecorder.NONE;
     private volatile @Nullable Scheduler scheduler;
+    private volatile Executor executor = task -> {
+        throw new RejectedExecutionException("not prepared");
+    };
     private final int hotKeySampling;
     private int admissions;
 
@@ -106,13 +135,14 @@ public final class AggregateDispatcher<M> implements RuntimeComponent {
         this.handler = Objects.requireNonNull(builder.handler, "handler");
         this.schedulers = Objects.requireNonNull(builder.schedulers, "schedulers");
         this.settings = builder.settings;
+        this.rejectOverBound = settings.overflow() == LaneSettings.Overflow.REJECT;
         this.parkingLot = builder.parkingLot;
         this.metrics = builder.metrics;
+        this.timed = builder.metrics != DispatcherMetrics.NONE;
         this.nanoTime = builder.nanoTime;
         this.cleanup = builder.cleanup;
-        this.lanes = new LaneTable<>(
-                settings.maxQueuedPerLane(), settings.overflow() == LaneSettings.Overflow.REJECT, this::laneRelieved);
-        this.intake = new Intake<>(this::admit, this::sourceFailed, settings.maxQueued(), lanes::overBound);
+        this.lanes = LaneRegistry.of(settings, this);
+        this.intake = new Intake<>(this::admit, this::sourceFailed, this::runOnCleanup, settings.maxQueued());
         this.hotKeySampling = builder.hotKeySampling;
         this.hotKeys = new HotKeyTracker(HOT_KEY_CAPACITY, HOT_KEY_WINDOW_NANOS, nanoTime);
         this.gracefulStop = Mono.defer(() -> {
@@ -143,14 +173,23 @@ public final class AggregateDispatcher<M> implements RuntimeComponent {
         return Objects.requireNonNull(state.get());
     }
 
-    /** A live view: queued, in flight, lanes, skew, outcome totals, hottest ids. Cheap; any thread. */
+    /**
+     * A live view: queued, in flight, lanes, skew, outcome totals, hottest ids. Any thread; it scans the lanes that hold
+     * work, and the per-lane figures are racy reads (exact totals, approximate depths).
+     */
     public DispatcherStats stats() {
-        long[] depths = lanes.depths();
+        long[] depths = new long[3]; // deepest, sum, lanes handling now
+        lanes.forEach(lane -> {
+            int depth = lane.depth();
+            depths[0] = Math.max(depths[0], depth);
+            depths[1] += depth;
+            depths[2] += lane.current != null ? 1 : 0;
+        });
         int laneCount = lanes.size();
         double mean = laneCount == 0 ? 0 : (double) depths[1] / laneCount;
         return new DispatcherStats(
                 admitted.get(),
-                inFlight.get(),
+                (int) depths[2],
                 laneCount,
                 (int) depths[0],
                 mean == 0 ? 0 : depths[0] / mean,
@@ -164,21 +203,50 @@ public final class AggregateDispatcher<M> implements RuntimeComponent {
 
     // ---------------------------------------------------------------- lifecycle
 
-    /** Resolves the scheduler, binds metrics and subscribes the source without demand; handles nothing. */
+    /**
+     * Resolves the scheduler, binds metrics and subscribes the source without demand; handles nothing. Fails, leaving
+     * the source unsubscribed, if the dispatcher was stopped meanwhile; a source whose subscription throws is recorded
+     * as the dispatcher's fault.
+     */
     @Override
     public Mono<Void> prepare(RuntimeContext context) {
         Objects.requireNonNull(context, "context");
         return Mono.fromRunnable(() -> {
             transition(State.NEW, State.PREPARED, "prepare");
             this.context = context;
-            this.scheduler = schedulers.getOrInitialize(namedAggregate);
+            Scheduler resolved = schedulers.getOrInitialize(namedAggregate);
+            this.scheduler = resolved;
+            this.executor = resolved instanceof Executor direct ? direct : resolved::schedule;
             this.recorder = new SafeRecorder(metrics.bind(name, namedAggregate, this::stats), this);
-            source.subscribe(intake);
-            Throwable failed = fault.get();
-            if (failed != null) {
-                throw Exceptions.propagate(failed);
-            }
+            requirePrepared();
+            subscribeSource();
+            requirePrepared();
         });
+    }
+
+    private void subscribeSource() {
+        try {
+            source.subscribe(intake);
+        } catch (Throwable error) {
+            Exceptions.throwIfJvmFatal(error);
+            fail(new IllegalStateException(this + " could not subscribe to its source", error));
+            quiesce();
+            throw error;
+        }
+        Throwable failed = fault.get();
+        if (failed != null) {
+            throw Exceptions.propagate(failed);
+        }
+    }
+
+    /** While preparing: a stop meanwhile leaves the source unsubscribed and fails the preparation. */
+    private void requirePrepared() {
+        State current = state();
+        if (current != State.PREPARED) {
+            intake.cancel();
+            recorder.close();
+            throw new IllegalStateException(this + " was stopped while preparing (state " + current + ")");
+        }
     }
 
     /** Opens demand: exchanges flow from the source into lanes. */
@@ -188,7 +256,7 @@ public final class AggregateDispatcher<M> implements RuntimeComponent {
         intake.start();
     }
 
-    /** Stops taking exchanges from the source; admitted ones still run. Prompt and idempotent. */
+    /** Stops taking exchanges from the source; admitted ones still run. Prompt and idempotent; never throws. */
     @Override
     public void quiesce() {
         for (; ; ) {
@@ -200,10 +268,8 @@ public final class AggregateDispatcher<M> implements RuntimeComponent {
                 }
             } else if (current == State.PREPARED || current == State.RUNNING) {
                 if (state.compareAndSet(current, State.STOPPING)) {
-                    intake.cancel(cleanup);
-                    if (admitted.get() == 0) {
-                        terminateIfDrained();
-                    }
+                    intake.cancel();
+                    terminateIfDrained();
                     return;
                 }
             } else {
@@ -223,8 +289,9 @@ public final class AggregateDispatcher<M> implements RuntimeComponent {
 
     /**
      * Stops at once: in-flight handlers are cancelled and queued exchanges rejected to their source with {@link
-     * Reason#FORCED}. Source and handler cancellation run on the cleanup scheduler, so this returns promptly even if a
-     * cancel hook blocks. Idempotent; safe in any state.
+     * Reason#FORCED}; an exchange is rejected only if its handler has not started, or was cancelled. Source and handler
+     * cancellation run on the cleanup scheduler, so this returns promptly even if a cancel hook blocks (and inline, if
+     * that scheduler refuses them). Idempotent; safe in any state; never throws.
      */
     @Override
     public void forceStop() {
@@ -232,24 +299,41 @@ public final class AggregateDispatcher<M> implements RuntimeComponent {
         if (previous == State.STOPPED) {
             return;
         }
-        intake.cancel(cleanup);
-        List<Envelope<M>> taken = lanes.close();
-        for (Envelope<M> envelope : taken) {
-            HandlerSubscriber<M> running = envelope.running;
-            boolean wasRunning = running != null;
-            reject(
-                    envelope,
-                    wasRunning ? Outcome.CANCELLED : Outcome.REJECTED,
-                    new ExchangeRejectedException(
-                            Reason.FORCED,
-                            this + " was force-stopped " + (wasRunning ? "while handling " : "before handling ")
-                                    + envelope.exchange.aggregateId()));
-            if (running != null) {
-                cleanup.schedule(running::cancel);
+        intake.cancel();
+        int[] taken = {0};
+        lanes.forEach(lane -> taken[0] += abandon(lane));
+        log.info("{} force-stopped: {} exchange(s) rejected to their source", this, taken[0]);
+        terminate();
+    }
+
+    /** Rejects every unsettled envelope of {@code lane}, walking its queue from the oldest that may be unsettled. */
+    private int abandon(Lane<M> lane) {
+        int count = 0;
+        lane.depth(); // a volatile read: what was counted before the stop is linked
+        for (LaneNode node = lane.oldest(); node != null; node = node.nextNode()) {
+            if (node instanceof Envelope<?> queued) {
+                @SuppressWarnings("unchecked")
+                Envelope<M> envelope = (Envelope<M>) queued;
+                count += rejectForced(envelope) ? 1 : 0;
             }
         }
-        log.info("{} force-stopped: {} exchange(s) rejected to their source", this, taken.size());
-        terminate();
+        return count;
+    }
+
+    private boolean rejectForced(Envelope<M> envelope) {
+        boolean started = envelope.isStarted();
+        boolean done = reject(
+                envelope,
+                started ? Outcome.CANCELLED : Outcome.REJECTED,
+                new ExchangeRejectedException(
+                        Reason.FORCED,
+                        this + " was force-stopped " + (started ? "while handling " : "before handling ")
+                                + envelope.exchange.aggregateId()));
+        HandlerSubscriber<M> running = envelope.running;
+        if (running != null) {
+            runOnCleanup(running::cancel);
+        }
+        return done;
     }
 
     private void transition(State from, State to, String action) {
@@ -276,15 +360,63 @@ public final class AggregateDispatcher<M> implements RuntimeComponent {
         }
     }
 
+    /** Runs a cancellation that may block on the cleanup scheduler, or inline if it refuses; never throws. */
+    private void runOnCleanup(Runnable cancellation) {
+        try {
+            cleanup.schedule(() -> cancelQuietly(cancellation));
+        } catch (RuntimeException refused) {
+            log.warn("{} cleanup scheduler refused a cancellation ({}); cancelling inline", this, refused.toString());
+            cancelQuietly(cancellation);
+        }
+    }
+
+    private void cancelQuietly(Runnable cancellation) {
+        try {
+            cancellation.run();
+        } catch (Throwable error) {
+            Exceptions.throwIfJvmFatal(error);
+            log.warn("{} cancellation failed", this, error);
+        }
+    }
+
     // ---------------------------------------------------------------- intake
 
     /** Called serially by the source for each delivered exchange. */
     private void admit(MessageExchange<M> exchange) {
         admitted.incrementAndGet();
         if (state.get() != State.RUNNING) {
-            refuse(exchange, Reason.STOPPING, this + " is " + state() + "; not taking " + exchange.aggregateId());
+            refuse(exchange, Reason.STOPPING, this + " is " + state() + "; not taking " + describe(exchange));
             return;
         }
+        Lane<M> lane;
+        try {
+            lane = lanes.laneOf(Objects.requireNonNull(exchange.aggregateId(), "aggregateId() returned null"));
+        } catch (RuntimeException unroutable) {
+            refuse(
+                    exchange,
+                    Reason.UNROUTABLE,
+                    this + " cannot route an exchange whose aggregateId() failed: " + unroutable);
+            return;
+        }
+        if (rejectOverBound && lane.depth() >= settings.maxQueuedPerLane()) {
+            refuse(
+                    exchange,
+                    Reason.LANE_FULL,
+                    this + " lane of " + exchange.aggregateId() + " is full (maxQueuedPerLane="
+                            + settings.maxQueuedPerLane() + ", queued in dispatcher=" + admitted.get() + ")");
+            return;
+        }
+        ActivityLease lease = acquireLease(exchange);
+        if (lease == null) {
+            return;
+        }
+        if (++admissions % hotKeySampling == 0) { // the intake is serial: a plain counter suffices
+            hotKeys.record(exchange.aggregateId().id());
+        }
+        enqueue(lane, new Envelope<>(exchange, lease, timed ? nanoTime.getAsLong() : 0L));
+    }
+
+    private @Nullable ActivityLease acquireLease(MessageExchange<M> exchange) {
         ActivityLease lease;
         try {
             lease = context.tryAcquire();
@@ -292,38 +424,35 @@ public final class AggregateDispatcher<M> implements RuntimeComponent {
             Exceptions.throwIfJvmFatal(error);
             refuse(exchange, Reason.FAULT, this + " could not acquire an activity lease: " + error);
             fail(error);
-            return;
+            return null;
         }
         if (lease == null) {
             refuse(exchange, Reason.ADMISSION_CLOSED, this + " admission is closed; " + exchange.aggregateId());
-            return;
         }
-        if (++admissions % hotKeySampling == 0) { // the intake is serial: a plain counter suffices
-            hotKeys.record(exchange.aggregateId().id());
+        return lease;
+    }
+
+    private void enqueue(Lane<M> lane, Envelope<M> envelope) {
+        Lane<M> target = lane;
+        int before = target.offer(envelope);
+        if (before == Lane.RETIRED) {
+            target = lanes.renew(target);
+            before = target.offer(envelope);
         }
-        Envelope<M> envelope = new Envelope<>(exchange, lease, laneKey(exchange), nanoTime.getAsLong());
-        switch (lanes.offer(envelope)) {
-            case STARTED -> schedule(envelope, 0);
-            case QUEUED, QUEUED_OVER_BOUND -> {}
-            case FULL -> {
-                lease.close();
-                refuse(
-                        exchange,
-                        Reason.LANE_FULL,
-                        this + " lane of " + exchange.aggregateId() + " is full (maxQueuedPerLane="
-                                + settings.maxQueuedPerLane() + ", queued in dispatcher=" + admitted.get() + ")");
-            }
-            case CLOSED -> {
-                lease.close();
-                refuse(exchange, Reason.FORCED, this + " was force-stopped; not taking " + exchange.aggregateId());
-            }
+        if (before == 0) {
+            execute(target);
+        }
+        if (state.get() == State.STOPPED) { // a force stop may have walked this lane before the offer
+            rejectForced(envelope);
         }
     }
 
-    private Object laneKey(MessageExchange<M> exchange) {
-        return settings.strategy() == LaneStrategy.KEYED
-                ? exchange.aggregateId().id()
-                : MessageParallelism.toGroupKey(exchange.aggregateId(), settings.parallelism());
+    private static String describe(MessageExchange<?> exchange) {
+        try {
+            return String.valueOf(exchange.aggregateId());
+        } catch (RuntimeException unreadable) {
+            return "an exchange whose aggregate id cannot be read (" + unreadable + ")";
+        }
     }
 
     /** Hands an exchange that never entered a lane back to its source and frees its slot. */
@@ -331,12 +460,7 @@ public final class AggregateDispatcher<M> implements RuntimeComponent {
         rejected.increment();
         recorder.outcome(Outcome.REJECTED, 0);
         rejectQuietly(exchange, new ExchangeRejectedException(reason, message));
-        freeSlot();
-    }
-
-    /** The last lane over its bound came back under it: the intake may take again. */
-    private void laneRelieved() {
-        intake.release(0, true);
+        freeSlots(1);
     }
 
     private void sourceFailed(Throwable error) {
@@ -346,103 +470,150 @@ public final class AggregateDispatcher<M> implements RuntimeComponent {
 
     // ---------------------------------------------------------------- lanes
 
-    private void schedule(Envelope<M> envelope, long delayNanos) {
-        Scheduler target = Objects.requireNonNull(scheduler, "scheduler");
+    /** Hands a lane to a worker; the caller owned it and gives it up. */
+    private void execute(Lane<M> lane) {
         try {
-            if (delayNanos <= 0) {
-                target.schedule(() -> run(envelope));
-            } else {
-                target.schedule(() -> run(envelope), delayNanos, TimeUnit.NANOSECONDS);
-            }
+            executor.execute(lane);
         } catch (RejectedExecutionException refused) {
-            if (state.get() != State.STOPPED) {
-                schedulerRefused(envelope, refused);
-            }
+            schedulerRefused(lane, refused);
         }
     }
 
     /**
-     * Runs the lane from {@code first}: each envelope whose handler ends synchronously hands the next one back to this
-     * loop (up to a batch, then the lane yields its worker); an asynchronous end schedules the next one itself.
+     * Runs the lane as its owner: envelopes whose handler ends at once are handled in a row on this thread (up to a
+     * batch, then the lane yields its worker); an asynchronous end or a retry continues the lane later.
      */
-    private void run(Envelope<M> first) {
-        Envelope<M> envelope = first;
-        for (int budget = SYNCHRONOUS_BATCH; ; ) {
-            if (envelope.isSettled()) {
-                return; // force-stopped meanwhile
+    @Override
+    public void drain(Lane<M> lane) {
+        int settled = 0;
+        try {
+            for (int budget = LANE_BATCH; ; ) {
+                if (state.get() == State.STOPPED) {
+                    return; // force-stopped: every envelope was, or will be, rejected by the stop
+                }
+                Envelope<M> envelope = lane.current;
+                if (envelope == null) {
+                    envelope = lane.poll();
+                    lane.current = envelope;
+                }
+                if (attempt(lane, envelope) != Step.DONE) {
+                    return;
+                }
+                settled++;
+                if (!advance(lane)) {
+                    return;
+                }
+                if (--budget == 0) {
+                    freeSlots(settled);
+                    settled = 0;
+                    execute(lane);
+                    return;
+                }
             }
-            HandlerSubscriber<M> subscriber = invoke(envelope);
-            subscriber.invoking = false;
-            Envelope<M> next = subscriber.synchronousNext;
-            if (!subscriber.advancedSynchronously || next == null) {
-                return;
+        } finally {
+            if (settled > 0) {
+                freeSlots(settled); // after the lane moved on, so lanes never outnumber admitted exchanges
             }
-            if (--budget == 0) {
-                schedule(next, 0);
-                return;
-            }
-            envelope = next;
         }
     }
 
-    private HandlerSubscriber<M> invoke(Envelope<M> envelope) {
-        long now = nanoTime.getAsLong();
-        if (envelope.attempts++ == 0) {
-            recorder.queueWait(now - envelope.admittedAt);
+    private Step attempt(Lane<M> lane, Envelope<M> envelope) {
+        if (!envelope.tryStart()) {
+            return Step.STOPPED;
         }
-        envelope.startedAt = now;
-        inFlight.incrementAndGet();
-        HandlerSubscriber<M> subscriber = new HandlerSubscriber<>(envelope, this::handlerEnded);
-        envelope.running = subscriber;
+        if (timed) {
+            long now = nanoTime.getAsLong();
+            if (envelope.attempts == 0) {
+                recorder.queueWait(now - envelope.admittedAt);
+            }
+            envelope.startedAt = now;
+        }
+        envelope.attempts++;
         Mono<Void> handling;
         try {
             handling = Objects.requireNonNull(handler.handle(envelope.exchange), "handler returned null");
         } catch (Throwable error) {
             Exceptions.throwIfJvmFatal(error);
-            handling = Mono.error(error);
+            return conclude(lane, envelope, error);
         }
+        if (handling instanceof Callable<?> immediate) {
+            // Mono.empty(), just, fromRunnable, fromCallable, error: call it here, as Reactor's flatMap does
+            return conclude(lane, envelope, callQuietly(immediate));
+        }
+        HandlerSubscriber<M> subscriber = new HandlerSubscriber<>(lane, envelope, this);
+        envelope.running = subscriber;
         handling.subscribe(subscriber);
-        return subscriber;
+        if (!subscriber.endedWhileSubscribing()) {
+            return Step.ASYNC;
+        }
+        envelope.running = null;
+        return conclude(lane, envelope, subscriber.error());
     }
 
-    private void handlerEnded(HandlerSubscriber<M> subscriber, @Nullable Throwable error) {
-        Envelope<M> envelope = subscriber.envelope;
-        envelope.running = null;
-        inFlight.decrementAndGet();
-        long handlerNanos = nanoTime.getAsLong() - envelope.startedAt;
-        if (envelope.isSettled()) {
-            return; // force-stopped meanwhile
+    private static @Nullable Throwable callQuietly(Callable<?> immediate) {
+        try {
+            immediate.call();
+            return null;
+        } catch (Throwable error) {
+            Exceptions.throwIfJvmFatal(error);
+            return Exceptions.unwrap(error);
         }
+    }
+
+    /** A handler ended after its lane's owner had left it: settle, then continue the lane on a worker. */
+    @Override
+    public void handlerEnded(Lane<M> lane, Envelope<M> envelope, @Nullable Throwable error) {
+        envelope.running = null;
+        if (state.get() == State.STOPPED) {
+            return; // force-stopped: the stop rejected it
+        }
+        if (conclude(lane, envelope, error) != Step.DONE) {
+            return;
+        }
+        boolean more = advance(lane);
+        freeSlots(1);
+        if (more) {
+            execute(lane);
+        }
+    }
+
+    /** Settles an attempt: acknowledged, retried later in the lane, or parked. */
+    private Step conclude(Lane<M> lane, Envelope<M> envelope, @Nullable Throwable error) {
+        long handlerNanos = timed ? nanoTime.getAsLong() - envelope.startedAt : 0L;
         if (error == null) {
             handled.increment();
             recorder.outcome(Outcome.HANDLED, handlerNanos);
-            acknowledge(envelope);
-        } else if (settings.retryPolicy().shouldRetry(envelope.attempts, error)) {
+            return acknowledge(envelope);
+        }
+        if (settings.retryPolicy().shouldRetry(envelope.attempts, error)) {
             retried.increment();
             recorder.outcome(Outcome.RETRIED, handlerNanos);
-            Duration backoff = settings.retryPolicy().backoff(envelope.attempts);
-            log.debug(
-                    "{} retrying {} in {} after: {}", this, envelope.exchange.aggregateId(), backoff, error.toString());
-            schedule(envelope, backoff.toNanos());
-            return;
-        } else {
-            park(envelope, error, handlerNanos);
+            retryLater(lane, envelope, error);
+            return Step.RETRY;
         }
-        advance(subscriber);
+        return park(envelope, error, handlerNanos);
     }
 
-    /** The head of the lane is done: take the next one, and run it here (synchronous end) or schedule it. */
-    private void advance(HandlerSubscriber<M> subscriber) {
-        Envelope<M> next = lanes.complete(Objects.requireNonNull(subscriber.envelope.lane, "lane"));
-        if (subscriber.isSynchronousCompletion()) {
-            subscriber.advancedSynchronously = true;
-            subscriber.synchronousNext = next;
-        } else if (next != null) {
-            schedule(next, 0);
+    private void retryLater(Lane<M> lane, Envelope<M> envelope, Throwable error) {
+        Duration backoff = settings.retryPolicy().backoff(envelope.attempts);
+        log.debug("{} retrying {} in {} after: {}", this, envelope.exchange.aggregateId(), backoff, error.toString());
+        try {
+            Objects.requireNonNull(scheduler, "scheduler").schedule(lane, backoff.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException refused) {
+            schedulerRefused(lane, refused);
         }
     }
 
-    private void park(Envelope<M> envelope, Throwable error, long handlerNanos) {
+    /** The current envelope is done: true if the lane has another, which its owner (the caller) must run. */
+    private boolean advance(Lane<M> lane) {
+        if (lane.complete() > 0) {
+            return true;
+        }
+        lanes.emptied(lane);
+        return false;
+    }
+
+    private Step park(Envelope<M> envelope, Throwable error, long handlerNanos) {
         MessageExchange<M> exchange = envelope.exchange;
         try {
             parkingLot.park(new ParkedMessage(
@@ -450,36 +621,47 @@ public final class AggregateDispatcher<M> implements RuntimeComponent {
         } catch (Throwable parkingFailed) {
             Exceptions.throwIfJvmFatal(parkingFailed);
             parkingFailed.addSuppressed(error);
-            reject(
+            boolean settledHere = settleRejected(
                     envelope,
                     Outcome.REJECTED,
                     new ExchangeRejectedException(
                             Reason.FAULT, this + " could not park " + exchange.aggregateId(), parkingFailed));
             fail(parkingFailed);
-            return;
+            return settledHere ? Step.DONE : Step.STOPPED;
         }
         parked.increment();
         recorder.outcome(Outcome.PARKED, handlerNanos);
-        acknowledge(envelope);
+        return acknowledge(envelope);
     }
 
-    /** The scheduler refused work: every envelope of this lane goes back to its source, and the owner is told. */
-    private void schedulerRefused(Envelope<M> envelope, RejectedExecutionException refused) {
+    /**
+     * The scheduler refused work for a lane the caller owns: every envelope of the lane goes back to its source, and the
+     * owner is told. After a force stop, the stop has rejected them already.
+     */
+    private void schedulerRefused(Lane<M> lane, RejectedExecutionException refused) {
+        if (state.get() == State.STOPPED) {
+            return;
+        }
         fail(new IllegalStateException(this + " scheduler refused work for " + namedAggregate, refused));
-        for (Envelope<M> current = envelope; current != null; ) {
+        do {
+            Envelope<M> envelope = lane.current;
+            if (envelope == null) {
+                envelope = lane.poll();
+                lane.current = envelope;
+            }
             reject(
-                    current,
+                    envelope,
                     Outcome.REJECTED,
                     new ExchangeRejectedException(Reason.FAULT, this + " scheduler refused work", refused));
-            current = lanes.complete(Objects.requireNonNull(current.lane, "lane"));
-        }
+        } while (advance(lane));
     }
 
     // ---------------------------------------------------------------- settling
 
-    private void acknowledge(Envelope<M> envelope) {
+    /** Settles a handled or parked envelope; its slot is freed by the lane's owner once the lane has moved on. */
+    private Step acknowledge(Envelope<M> envelope) {
         if (!envelope.trySettle()) {
-            return;
+            return Step.STOPPED;
         }
         try {
             envelope.exchange.acknowledge();
@@ -488,17 +670,29 @@ public final class AggregateDispatcher<M> implements RuntimeComponent {
             log.error("{} could not acknowledge {} to its source", this, envelope.exchange.aggregateId(), error);
             fail(error);
         }
-        release(envelope);
+        envelope.lease.close();
+        return Step.DONE;
     }
 
-    private void reject(Envelope<M> envelope, Outcome outcome, ExchangeRejectedException reason) {
+    /** Settles an envelope unhandled and frees its slot at once. */
+    private boolean reject(Envelope<M> envelope, Outcome outcome, ExchangeRejectedException reason) {
+        if (!settleRejected(envelope, outcome, reason)) {
+            return false;
+        }
+        freeSlots(1);
+        return true;
+    }
+
+    /** Settles an envelope unhandled; the caller frees its slot. */
+    private boolean settleRejected(Envelope<M> envelope, Outcome outcome, ExchangeRejectedException reason) {
         if (!envelope.trySettle()) {
-            return;
+            return false;
         }
         (outcome == Outcome.CANCELLED ? cancelled : rejected).increment();
         recorder.outcome(outcome, 0);
         rejectQuietly(envelope.exchange, reason);
-        release(envelope);
+        envelope.lease.close();
+        return true;
     }
 
     private void rejectQuietly(MessageExchange<M> exchange, ExchangeRejectedException reason) {
@@ -506,18 +700,13 @@ public final class AggregateDispatcher<M> implements RuntimeComponent {
             exchange.reject(reason);
         } catch (Throwable error) {
             Exceptions.throwIfJvmFatal(error);
-            log.error("{} could not reject {} to its source ({})", this, exchange.aggregateId(), reason, error);
+            log.error("{} could not reject {} to its source ({})", this, describe(exchange), reason, error);
         }
     }
 
-    private void release(Envelope<M> envelope) {
-        envelope.lease.close();
-        freeSlot();
-    }
-
-    private void freeSlot() {
-        int remaining = admitted.decrementAndGet();
-        intake.release(1, remaining == 0);
+    private void freeSlots(int slots) {
+        int remaining = admitted.addAndGet(-slots);
+        intake.release(slots, remaining == 0);
         if (remaining == 0) {
             terminateIfDrained();
         }

@@ -1,50 +1,71 @@
 package dev.lanes.dispatch;
 
 import dev.lanes.runtime.ActivityLease;
-import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import org.jspecify.annotations.Nullable;
 
 /**
- * An admitted exchange inside the dispatcher: its lease, its lane key, timings and attempts. Settled exactly once
- * ({@link #trySettle()}), by whichever of completion and force stop gets there first.
+ * An admitted exchange inside the dispatcher: its lease, timings and attempts, and its own link in its lane's queue.
+ *
+ * <p>Phases: {@code QUEUED -> RUNNING -> SETTLED}, or {@code QUEUED -> SETTLED} when a force stop takes it before it ran.
+ * The lane's owner {@linkplain #tryStart() starts} it before calling the handler, and whoever {@linkplain #trySettle()
+ * settles} it first (the owner acknowledging it, or a force stop rejecting it) is the only one to tell its source. So a
+ * force stop never rejects an exchange whose handler then runs.
  *
  * <p>{@code attempts} and {@code startedAt} are touched only by the lane's current owner; ownership passes between
- * threads through scheduler hand-offs, which order the accesses.
+ * threads through executor hand-offs, which order the accesses.
  */
-final class Envelope<M> {
-    private static final AtomicIntegerFieldUpdater<Envelope<?>> SETTLED = newSettledUpdater();
+final class Envelope<M> extends LaneNode {
+    private static final int QUEUED = 0;
+    private static final int RUNNING = 1;
+    private static final int SETTLED = 2;
+    private static final VarHandle PHASE;
+
+    static {
+        try {
+            PHASE = MethodHandles.lookup().findVarHandle(Envelope.class, "phase", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     final MessageExchange<M> exchange;
     final ActivityLease lease;
-    final Object laneKey;
     final long admittedAt;
-    /** Set once, inside the lane table's compute that queued it. */
-    @Nullable
-    Lane<M> lane;
 
     int attempts;
     long startedAt;
     volatile @Nullable HandlerSubscriber<M> running;
-    private volatile int settled;
 
-    Envelope(MessageExchange<M> exchange, ActivityLease lease, Object laneKey, long admittedAt) {
+    @SuppressWarnings("unused") // accessed through PHASE
+    private volatile int phase;
+
+    Envelope(MessageExchange<M> exchange, ActivityLease lease, long admittedAt) {
         this.exchange = exchange;
         this.lease = lease;
-        this.laneKey = laneKey;
         this.admittedAt = admittedAt;
+    }
+
+    /** Owner only, before each attempt: false if a force stop settled it first (then the handler must not run). */
+    boolean tryStart() {
+        return PHASE.compareAndSet(this, QUEUED, RUNNING) || (int) PHASE.getVolatile(this) == RUNNING;
     }
 
     /** True for exactly one caller: the one that acknowledges or rejects the exchange. */
     boolean trySettle() {
-        return SETTLED.compareAndSet(this, 0, 1);
+        for (; ; ) {
+            int current = (int) PHASE.getVolatile(this);
+            if (current == SETTLED) {
+                return false;
+            }
+            if (PHASE.compareAndSet(this, current, SETTLED)) {
+                return true;
+            }
+        }
     }
 
-    boolean isSettled() {
-        return settled != 0;
-    }
-
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    private static AtomicIntegerFieldUpdater<Envelope<?>> newSettledUpdater() {
-        return (AtomicIntegerFieldUpdater) AtomicIntegerFieldUpdater.newUpdater(Envelope.class, "settled");
+    boolean isStarted() {
+        return (int) PHASE.getVolatile(this) != QUEUED;
     }
 }

@@ -17,6 +17,8 @@ public final class ExchangeRejectedException extends RuntimeException {
         STOPPING(true),
         /** A force stop cancelled or skipped it. */
         FORCED(true),
+        /** The exchange could not be put in a lane: its aggregate id was missing or could not be read. */
+        UNROUTABLE(false),
         /** An infrastructure fault (e.g. the scheduler refused work); the owner was told. */
         FAULT(false);
 

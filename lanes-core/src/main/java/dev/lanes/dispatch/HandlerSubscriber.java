@@ -6,44 +6,49 @@ import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
 
 /**
- * Subscribes to one handler {@code Mono} and reports its end once to the dispatcher.
+ * Subscribes to one handler {@code Mono} and reports its end once.
  *
- * <p>It also tells whether the end came synchronously, on the thread that subscribed and while it was still inside
- * {@code subscribe}: then the lane's next envelope is handed back to that thread's loop instead of being scheduled again
- * (no thread hop for handlers that complete at once). The fields for that are per invocation, so a late completion on
- * another thread can never be mistaken for a synchronous one.
+ * <p>An end that arrives while the lane's owner is still inside {@code subscribe} is left to the owner ({@link
+ * #endedWhileSubscribing()} tells it), so a handler that completes at once continues the lane on the same thread without
+ * a hand-off. A later end, on any thread, is reported to the {@link Completion}. One compare-and-set on each side
+ * decides which of the two it is.
  */
 final class HandlerSubscriber<M> implements CoreSubscriber<Void> {
     @SuppressWarnings("rawtypes")
-    private static final AtomicIntegerFieldUpdater<HandlerSubscriber> DONE =
-            AtomicIntegerFieldUpdater.newUpdater(HandlerSubscriber.class, "done");
+    private static final AtomicIntegerFieldUpdater<HandlerSubscriber> PHASE =
+            AtomicIntegerFieldUpdater.newUpdater(HandlerSubscriber.class, "phase");
+
+    private static final int SUBSCRIBING = 0;
+    private static final int WAITING = 1;
+    private static final int ENDED = 2;
 
     interface Completion<M> {
-        void handlerEnded(HandlerSubscriber<M> subscriber, @Nullable Throwable error);
+        void handlerEnded(Lane<M> lane, Envelope<M> envelope, @Nullable Throwable error);
     }
 
+    final Lane<M> lane;
     final Envelope<M> envelope;
-    final Thread invoker = Thread.currentThread();
     private final Completion<M> completion;
     private volatile @Nullable Subscription subscription;
     private volatile boolean cancelled;
-    private volatile int done;
+    private volatile int phase;
+    private @Nullable Throwable error;
 
-    /** Written and read by {@link #invoker} only. */
-    boolean invoking = true;
-
-    boolean advancedSynchronously;
-
-    @Nullable
-    Envelope<M> synchronousNext;
-
-    HandlerSubscriber(Envelope<M> envelope, Completion<M> completion) {
+    HandlerSubscriber(Lane<M> lane, Envelope<M> envelope, Completion<M> completion) {
+        this.lane = lane;
         this.envelope = envelope;
         this.completion = completion;
     }
 
-    boolean isSynchronousCompletion() {
-        return Thread.currentThread() == invoker && invoking;
+    /** Owner only, right after {@code subscribe} returned: true if the handler ended meanwhile (see {@link #error()}). */
+    boolean endedWhileSubscribing() {
+        return !PHASE.compareAndSet(this, SUBSCRIBING, WAITING);
+    }
+
+    /** The handler's error, once it ended; null for success. */
+    @Nullable
+    Throwable error() {
+        return error;
     }
 
     @Override
@@ -60,8 +65,8 @@ final class HandlerSubscriber<M> implements CoreSubscriber<Void> {
     public void onNext(Void unused) {}
 
     @Override
-    public void onError(Throwable error) {
-        end(error);
+    public void onError(Throwable failure) {
+        end(failure);
     }
 
     @Override
@@ -69,19 +74,23 @@ final class HandlerSubscriber<M> implements CoreSubscriber<Void> {
         end(null);
     }
 
-    /** Cancels the handler; it will not report an end. May block if the handler's cancel hook blocks. */
+    /** Cancels the handler; its end, if any, is no longer reported. May block if the handler's cancel hook blocks. */
     void cancel() {
         cancelled = true;
-        DONE.set(this, 1);
+        PHASE.set(this, ENDED);
         Subscription s = subscription;
         if (s != null) {
             s.cancel();
         }
     }
 
-    private void end(@Nullable Throwable error) {
-        if (DONE.compareAndSet(this, 0, 1)) {
-            completion.handlerEnded(this, error);
+    private void end(@Nullable Throwable failure) {
+        this.error = failure; // published by the compare-and-set below
+        if (PHASE.compareAndSet(this, SUBSCRIBING, ENDED)) {
+            return; // the owner, still subscribing, takes it from here
+        }
+        if (PHASE.compareAndSet(this, WAITING, ENDED)) {
+            completion.handlerEnded(lane, envelope, failure);
         }
     }
 }

@@ -1,28 +1,28 @@
 package dev.lanes.dispatch;
 
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
-import reactor.core.scheduler.Scheduler;
 
 /**
  * The dispatcher's subscriber to its source: credit-based demand that never lets admitted exchanges exceed {@code
  * maxQueued}.
  *
  * <p>Credits: at start the source gets {@code maxQueued}; a slot freed by a settled or refused exchange becomes a credit
- * again, returned to the source in batches of a quarter of the bound. Requests are serialized by a work-in-progress
- * counter, as Reactive Streams requires; cancellation runs on the cleanup scheduler so a blocking cancel hook can
- * never hold up the caller.
+ * again, returned to the source in batches of a quarter of the bound (or at once when the dispatcher ran empty). So the
+ * source pauses exactly when the whole budget is admitted and not yet settled, whichever lanes hold it. Requests are
+ * serialized by a work-in-progress counter, as Reactive Streams requires. Cancellation, also of a subscription that
+ * arrives after the intake was cancelled, runs on the cleanup executor, so a blocking cancel hook never holds up the
+ * caller.
  */
 final class Intake<M> implements CoreSubscriber<MessageExchange<M>> {
     private final Consumer<MessageExchange<M>> admit;
     private final Consumer<Throwable> sourceFailed;
+    private final Consumer<Runnable> cleanup;
     private final int maxQueued;
     private final int batch;
-    private final BooleanSupplier paused;
     private final AtomicInteger credits = new AtomicInteger();
     private final AtomicInteger requesting = new AtomicInteger();
     private volatile @Nullable Subscription subscription;
@@ -30,16 +30,16 @@ final class Intake<M> implements CoreSubscriber<MessageExchange<M>> {
     private volatile boolean cancelled;
 
     /**
-     * @param paused while true, freed slots are kept as credits instead of being requested (a lane is over its bound)
+     * @param cleanup runs a cancellation off the calling thread (never throws; falls back to running it inline)
      */
     Intake(
             Consumer<MessageExchange<M>> admit,
             Consumer<Throwable> sourceFailed,
-            int maxQueued,
-            BooleanSupplier paused) {
-        this.paused = paused;
+            Consumer<Runnable> cleanup,
+            int maxQueued) {
         this.admit = admit;
         this.sourceFailed = sourceFailed;
+        this.cleanup = cleanup;
         this.maxQueued = maxQueued;
         this.batch = Math.max(1, maxQueued / 4);
     }
@@ -47,11 +47,13 @@ final class Intake<M> implements CoreSubscriber<MessageExchange<M>> {
     @Override
     public void onSubscribe(Subscription s) {
         if (subscription != null || cancelled) {
-            s.cancel();
+            cleanup.accept(s::cancel);
             return;
         }
         subscription = s;
-        if (started) {
+        if (cancelled) { // cancelled while we subscribed: cancel() may have missed it
+            cleanup.accept(s::cancel);
+        } else if (started) {
             release(maxQueued, true);
         }
     }
@@ -79,10 +81,10 @@ final class Intake<M> implements CoreSubscriber<MessageExchange<M>> {
     @Override
     public void onComplete() {}
 
-    /** Returns freed slots as credits; requests from the source once a batch has gathered. */
+    /** Returns freed slots as credits; requests from the source once a batch has gathered, or at once if {@code now}. */
     void release(int slots, boolean now) {
         int gathered = credits.addAndGet(slots);
-        if (!started || cancelled || paused.getAsBoolean() || (!now && gathered < batch)) {
+        if (!started || cancelled || (!now && gathered < batch)) {
             return;
         }
         if (requesting.getAndIncrement() != 0) {
@@ -90,8 +92,7 @@ final class Intake<M> implements CoreSubscriber<MessageExchange<M>> {
         }
         do {
             Subscription s = subscription;
-            // credits are only taken when they are requested: a pause keeps them for the relief
-            if (s != null && !cancelled && !paused.getAsBoolean()) {
+            if (s != null && !cancelled) {
                 int n = credits.getAndSet(0);
                 if (n > 0) {
                     s.request(n);
@@ -100,15 +101,15 @@ final class Intake<M> implements CoreSubscriber<MessageExchange<M>> {
         } while (requesting.decrementAndGet() != 0);
     }
 
-    /** Stops taking from the source; the physical cancel runs on {@code cleanup}. Idempotent. */
-    void cancel(Scheduler cleanup) {
+    /** Stops taking from the source; the physical cancel runs on the cleanup executor. Idempotent. */
+    void cancel() {
         if (cancelled) {
             return;
         }
         cancelled = true;
         Subscription s = subscription;
         if (s != null) {
-            cleanup.schedule(s::cancel);
+            cleanup.accept(s::cancel);
         }
     }
 }

@@ -1,19 +1,119 @@
 package dev.lanes.dispatch;
 
-import java.util.ArrayDeque;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
- * One serial lane: its admitted envelopes in arrival order, the head being the one running (or waiting to retry).
+ * One serial lane: a queue of admitted envelopes in arrival order and a work-in-progress count, as in Reactor's drain
+ * loops.
  *
- * <p>Guarded by {@link LaneTable}: every access happens inside {@code ConcurrentHashMap.compute} for the lane's key,
- * except the racy {@link #depth} read for stats.
+ * <p><b>Threads.</b> One producer, the dispatcher's intake (serial, as Reactive Streams guarantees), appends with {@link
+ * #offer}. One owner at a time consumes: whoever moves {@code pending} from 0 to 1 owns the lane and must run it; the
+ * owner keeps it, across threads and asynchronous handler ends, until its {@link #complete()} brings {@code pending}
+ * back to 0. So exactly one envelope of a lane is handled at a time, in arrival order, without a lock.
+ *
+ * <p><b>Retirement.</b> A keyed lane leaves its registry when it empties: its owner moves {@code pending} from 0 to
+ * {@link #RETIRED}, after which {@link #offer} refuses to count an envelope and the intake starts a fresh lane.
  */
-final class Lane<M> {
-    final Object key;
-    final ArrayDeque<Envelope<M>> queue = new ArrayDeque<>(2);
-    volatile int depth;
+final class Lane<M> extends LaneNode implements Runnable {
+    static final int RETIRED = -1;
+    private static final VarHandle PENDING;
+    private static final VarHandle HEAD;
 
-    Lane(Object key) {
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            PENDING = lookup.findVarHandle(Lane.class, "pending", int.class);
+            HEAD = lookup.findVarHandle(Lane.class, "head", LaneNode.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    final Object key;
+    private final LaneRunner<M> runner;
+
+    /** Envelopes offered and not yet completed, the current one included; {@link #RETIRED} once retired. */
+    @SuppressWarnings("unused") // accessed through PENDING
+    private volatile int pending;
+
+    /** The last node consumed (the lane itself before the first): written by the owner, read by a force stop. */
+    @SuppressWarnings("unused") // accessed through HEAD
+    private volatile LaneNode head = this;
+
+    /** The last node offered; the intake's only. */
+    private LaneNode tail = this;
+
+    /**
+     * The envelope being handled or waiting for its retry; the owner's only (read racily for stats). Null between
+     * envelopes.
+     */
+    @Nullable
+    Envelope<M> current;
+
+    Lane(Object key, LaneRunner<M> runner) {
         this.key = key;
+        this.runner = runner;
+    }
+
+    /** Runs the lane on the calling thread; only its owner may call this, through an executor hand-off. */
+    @Override
+    public void run() {
+        runner.drain(this);
+    }
+
+    /**
+     * Intake only: appends {@code envelope} and counts it. Returns the count before it: 0 means the caller now owns the
+     * lane and must run it; {@link #RETIRED} means the lane had retired and the caller must offer it to a fresh lane.
+     */
+    int offer(Envelope<M> envelope) {
+        tail.linkNext(envelope);
+        tail = envelope;
+        for (; ; ) {
+            int before = (int) PENDING.getVolatile(this);
+            if (before == RETIRED) {
+                return RETIRED;
+            }
+            if (PENDING.compareAndSet(this, before, before + 1)) {
+                return before;
+            }
+        }
+    }
+
+    /** Owner only: the next envelope; there is one, since {@code pending} counted it after it was linked. */
+    Envelope<M> poll() {
+        LaneNode next = Objects.requireNonNull(((LaneNode) HEAD.getOpaque(this)).nextNode(), "counted but not linked");
+        HEAD.setRelease(this, next);
+        @SuppressWarnings("unchecked")
+        Envelope<M> envelope = (Envelope<M>) next;
+        return envelope;
+    }
+
+    /** Owner only: the current envelope is done. Returns the envelopes still pending; at 0 the owner lets go. */
+    int complete() {
+        current = null;
+        return (int) PENDING.getAndAdd(this, -1) - 1;
+    }
+
+    /** Owner only, after {@link #complete()} returned 0: retires the lane unless an offer came in meanwhile. */
+    boolean tryRetire() {
+        return PENDING.compareAndSet(this, 0, RETIRED);
+    }
+
+    /** Envelopes pending now (0 when retired); a volatile read, so a force stop sees what was counted before it. */
+    int depth() {
+        return Math.max(0, (int) PENDING.getVolatile(this));
+    }
+
+    /** The oldest node that may still be unsettled: walk from here with {@link #nextNode()}. */
+    LaneNode oldest() {
+        return (LaneNode) HEAD.getAcquire(this);
+    }
+
+    /** What runs the lanes: drains one lane as its owner. */
+    interface LaneRunner<M> {
+        void drain(Lane<M> lane);
     }
 }

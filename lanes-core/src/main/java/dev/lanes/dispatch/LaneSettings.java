@@ -8,8 +8,8 @@ import java.util.Objects;
  *
  * @param strategy how exchanges are grouped into serial lanes
  * @param parallelism groups of the {@link LaneStrategy#HASHED} strategy, separate from the scheduler's worker count
- * @param maxQueuedPerLane admitted exchanges one lane may hold (running one included); what happens above it is the
- *     {@code overflow} policy
+ * @param maxQueuedPerLane admitted exchanges one lane may hold (running one included) under {@code REJECT}; under
+ *     {@code PAUSE} a lane may hold more, out of the shared budget
  * @param maxQueued admitted exchanges the whole dispatcher may hold; at this bound it stops requesting from its source
  * @param retryPolicy how a failing exchange is retried inside its lane before it is parked
  * @param overflow what a full lane does to more exchanges for it
@@ -25,9 +25,11 @@ public record LaneSettings(
     /** What a lane at {@code maxQueuedPerLane} does with one more exchange. */
     public enum Overflow {
         /**
-         * Takes it (memory stays bounded by {@code maxQueued}) but stops requesting from the source until the lane is
-         * back under its bound: the pressure goes to the source, as a partition pause. Nothing is rejected, so it suits
-         * sources that cannot redeliver.
+         * Takes it: the lane's overflow is held within the dispatcher's shared budget {@code maxQueued}, and other lanes
+         * keep flowing. The source is paused only when the whole budget is admitted and unsettled (whichever lanes hold
+         * it), and resumes as soon as slots free up. Memory stays bounded by {@code maxQueued} exchanges. Nothing is
+         * rejected, so it suits sources that cannot redeliver; a stuck lane stalls the others only once it alone holds
+         * the whole budget.
          */
         PAUSE,
         /**

@@ -4,12 +4,13 @@ import dev.lanes.dispatch.DispatcherMetrics.LaneRecorder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Keeps a faulty metrics binding from ever breaking a lane: failures are logged once and ignored. */
+/** Keeps a faulty metrics binding from ever breaking a lane: failures are logged once and ignored; closes once. */
 final class SafeRecorder implements LaneRecorder {
     private static final Logger log = LoggerFactory.getLogger(SafeRecorder.class);
     private final LaneRecorder delegate;
     private final Object owner;
     private volatile boolean warned;
+    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
     SafeRecorder(LaneRecorder delegate, Object owner) {
         this.delegate = delegate;
@@ -36,6 +37,9 @@ final class SafeRecorder implements LaneRecorder {
 
     @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return; // a stop during prepare may close it twice
+        }
         try {
             delegate.close();
         } catch (RuntimeException e) {

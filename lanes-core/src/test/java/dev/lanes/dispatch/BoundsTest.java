@@ -62,33 +62,56 @@ class BoundsTest {
     }
 
     @Test
-    void underPauseALaneOverItsBoundStopsTheIntakeUntilItDrainsAndNothingIsRejected() {
+    void underPauseALaneOverItsBoundKeepsTakingFromTheSharedBudgetWhileOtherLanesFlow() {
         Sinks.Empty<Void> release = Sinks.empty();
         AggregateDispatcher<String> dispatcher = fixture.started(fixture.builder(
                         exchange -> exchange.aggregateId().id().equals("hot") ? release.asMono() : Mono.empty())
                 .settings(LaneSettings.DEFAULT.withStrategy(LaneStrategy.KEYED).withBounds(2, 8)));
 
-        List<TestExchange> hot =
-                List.of(TestExchange.of("hot", 0), TestExchange.of("hot", 1), TestExchange.of("hot", 2));
-        hot.forEach(fixture::emit);
-        List<TestExchange> early = new ArrayList<>();
-        List<TestExchange> late = new ArrayList<>();
-        for (int i = 0; i < 5; i++) {
-            early.add(TestExchange.of("early-" + i, i));
-            late.add(TestExchange.of("late-" + i, i));
+        List<TestExchange> hot = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            hot.add(TestExchange.of("hot", i));
         }
-        early.forEach(fixture::emit);
-        await().atMost(PROMPTLY).until(() -> early.stream().allMatch(TestExchange::acknowledged));
-        late.forEach(fixture::emit);
+        hot.forEach(fixture::emit);
+        List<TestExchange> others = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            others.add(TestExchange.of("other-" + i, i));
+        }
+        others.forEach(fixture::emit);
 
-        // the hot lane holds 3 > 2: the freed slots are not requested, the late ones wait in the source
-        await().atMost(PROMPTLY)
-                .until(() -> Integer.valueOf(5).equals(fixture.source.scan(reactor.core.Scannable.Attr.BUFFERED)));
-        assertThat(late).noneMatch(e -> e.settled.isDone());
+        // the hot lane holds 6 > 2, within the budget of 8: the 50 others all pass through the 2 slots left
+        await().atMost(PROMPTLY).until(() -> others.stream().allMatch(TestExchange::acknowledged));
+        assertThat(hot).noneMatch(e -> e.settled.isDone());
         assertThat(dispatcher.stats().rejected()).isZero();
+        assertThat(dispatcher.stats().deepestLane()).isEqualTo(6);
 
         release.tryEmitEmpty();
-        await().atMost(PROMPTLY).until(() -> late.stream().allMatch(TestExchange::acknowledged));
+        await().atMost(PROMPTLY).until(() -> hot.stream().allMatch(TestExchange::acknowledged));
+        assertThat(dispatcher.stats().rejected()).isZero();
+    }
+
+    @Test
+    void underPauseTheSourcePausesOnlyWhenTheWholeBudgetIsHeldAndResumesWhenItFrees() {
+        Sinks.Empty<Void> release = Sinks.empty();
+        AggregateDispatcher<String> dispatcher = fixture.started(fixture.builder(
+                        exchange -> exchange.aggregateId().id().equals("hot") ? release.asMono() : Mono.empty())
+                .settings(LaneSettings.DEFAULT.withStrategy(LaneStrategy.KEYED).withBounds(2, 8)));
+
+        List<TestExchange> hot = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            hot.add(TestExchange.of("hot", i));
+        }
+        hot.forEach(fixture::emit);
+        TestExchange other = TestExchange.of("other", 0);
+        fixture.emit(other);
+
+        await().atMost(PROMPTLY)
+                .until(() -> Integer.valueOf(1).equals(fixture.source.scan(reactor.core.Scannable.Attr.BUFFERED)));
+        assertThat(other.settled).isNotDone();
+        assertThat(dispatcher.stats().queued()).isEqualTo(8);
+
+        release.tryEmitEmpty();
+        await().atMost(PROMPTLY).until(other::acknowledged);
         assertThat(hot).allMatch(TestExchange::acknowledged);
         assertThat(dispatcher.stats().rejected()).isZero();
     }

@@ -1,0 +1,133 @@
+package dev.lanes.dispatch;
+
+import dev.lanes.api.AggregateId;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Where a dispatcher's lanes live, by lane key. The intake alone creates lanes; owners retire keyed lanes.
+ *
+ * <p>{@link LaneStrategy#HASHED}: {@code parallelism} lanes, created on first use and kept (their number is bounded by
+ * the setting). {@link LaneStrategy#KEYED}: a lane per aggregate id that holds work, retired by its owner when it
+ * empties, so memory follows what is queued, not how many ids were ever seen.
+ */
+abstract class LaneRegistry<M> {
+
+    static <M> LaneRegistry<M> of(LaneSettings settings, Lane.LaneRunner<M> runner) {
+        return settings.strategy() == LaneStrategy.KEYED
+                ? new Keyed<>(runner)
+                : new Hashed<>(settings.parallelism(), runner);
+    }
+
+    /**
+     * Intake only: the lane of {@code id}, live when returned (a keyed lane may retire right after). Throws if the id
+     * cannot give a lane key.
+     */
+    abstract Lane<M> laneOf(AggregateId id);
+
+    /** Intake only: a fresh lane with the key of {@code retired}, replacing it. */
+    abstract Lane<M> renew(Lane<M> retired);
+
+    /** Owner only, when its lane emptied: removes a keyed lane unless an offer came in meanwhile. */
+    abstract void emptied(Lane<M> lane);
+
+    abstract void forEach(Consumer<Lane<M>> action);
+
+    /** Lanes that exist now (hashed: created so far; keyed: holding work). */
+    abstract int size();
+
+    private static final class Hashed<M> extends LaneRegistry<M> {
+        private final int parallelism;
+        private final Lane.LaneRunner<M> runner;
+        private final AtomicReferenceArray<@Nullable Lane<M>> lanes;
+
+        Hashed(int parallelism, Lane.LaneRunner<M> runner) {
+            this.parallelism = parallelism;
+            this.runner = runner;
+            this.lanes = new AtomicReferenceArray<>(parallelism);
+        }
+
+        @Override
+        Lane<M> laneOf(AggregateId id) {
+            int index = Math.floorMod(id.id().hashCode(), parallelism); // MessageParallelism.toGroupKey, unchecked
+            Lane<M> lane = lanes.get(index);
+            if (lane == null) {
+                lane = new Lane<>(index, runner);
+                lanes.set(index, lane);
+            }
+            return lane;
+        }
+
+        @Override
+        Lane<M> renew(Lane<M> retired) {
+            throw new IllegalStateException("hashed lanes never retire: " + retired.key);
+        }
+
+        @Override
+        void emptied(Lane<M> lane) {}
+
+        @Override
+        void forEach(Consumer<Lane<M>> action) {
+            for (int i = 0; i < parallelism; i++) {
+                Lane<M> lane = lanes.get(i);
+                if (lane != null) {
+                    action.accept(lane);
+                }
+            }
+        }
+
+        @Override
+        int size() {
+            int[] count = {0};
+            forEach(lane -> count[0] += lane.depth() > 0 ? 1 : 0);
+            return count[0];
+        }
+    }
+
+    private static final class Keyed<M> extends LaneRegistry<M> {
+        private final Lane.LaneRunner<M> runner;
+        private final ConcurrentHashMap<Object, Lane<M>> lanes = new ConcurrentHashMap<>();
+
+        Keyed(Lane.LaneRunner<M> runner) {
+            this.runner = runner;
+        }
+
+        @Override
+        Lane<M> laneOf(AggregateId id) {
+            String key = Objects.requireNonNull(id.id(), "aggregate id");
+            Lane<M> lane = lanes.get(key);
+            return lane != null ? lane : create(key);
+        }
+
+        @Override
+        Lane<M> renew(Lane<M> retired) {
+            return create(retired.key);
+        }
+
+        private Lane<M> create(Object key) {
+            Lane<M> lane = new Lane<>(key, runner);
+            lanes.put(key, lane);
+            return lane;
+        }
+
+        @Override
+        void emptied(Lane<M> lane) {
+            if (lane.tryRetire()) {
+                lanes.remove(lane.key, lane);
+            }
+        }
+
+        @Override
+        void forEach(Consumer<Lane<M>> action) {
+            lanes.values().forEach(action);
+        }
+
+        @Override
+        int size() {
+            return lanes.size();
+        }
+    }
+}
