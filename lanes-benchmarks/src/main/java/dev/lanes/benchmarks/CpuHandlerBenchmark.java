@@ -46,7 +46,7 @@ public class CpuHandlerBenchmark {
     static final int MESSAGES = 50_000;
     static final int IDS = 10_000;
 
-    @Param({"REACTOR_CHAIN", "HASHED", "KEYED"})
+    @Param({"REACTOR_CHAIN", "JUC_BASELINE", "HASHED", "KEYED"})
     public Variant variant = Variant.KEYED;
 
     @Param("10000")

@@ -69,7 +69,7 @@ public final class HotKeyLatency {
         long slowMillis = 2;
         Wait waitMode = Wait.DELAY;
         int parallelism = MessageParallelism.DEFAULT_PARALLELISM;
-        List<Variant> variants = List.of(Variant.REACTOR_CHAIN, Variant.HASHED, Variant.KEYED);
+        List<Variant> variants = List.of(Variant.REACTOR_CHAIN, Variant.JUC_BASELINE, Variant.HASHED, Variant.KEYED);
 
         static Options parse(String[] args) {
             Options o = new Options();

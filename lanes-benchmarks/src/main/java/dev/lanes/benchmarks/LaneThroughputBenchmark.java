@@ -49,7 +49,7 @@ public class LaneThroughputBenchmark {
     static final int MESSAGES = 1_000_000;
     static final int IDS = 10_000;
 
-    @Param({"REACTOR_CHAIN", "HASHED", "KEYED"})
+    @Param({"REACTOR_CHAIN", "JUC_BASELINE", "HASHED", "KEYED"})
     public Variant variant = Variant.KEYED;
 
     private AggregateId[] ids = new AggregateId[0];

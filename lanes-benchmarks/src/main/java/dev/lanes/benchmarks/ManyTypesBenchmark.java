@@ -58,7 +58,7 @@ public class ManyTypesBenchmark {
     static final int IDS_PER_TYPE = 500;
     static final int MESSAGES_PER_TYPE = 50_000;
 
-    @Param({"REACTOR_CHAIN", "HASHED", "KEYED", "KEYED_SHARED_SCHEDULER"})
+    @Param({"REACTOR_CHAIN", "JUC_BASELINE", "HASHED", "KEYED", "KEYED_SHARED_SCHEDULER"})
     public Variant variant = Variant.KEYED;
 
     private final NamedAggregate[] types = new NamedAggregate[TYPES];
