@@ -31,11 +31,17 @@ import reactor.core.publisher.Mono;
  * a plain loop, alone. Its score divided by a variant's score is that variant's speed-up over a single-thread direct
  * call loop (at most W; the dispatching variants also use the benchmark thread, as their source's emitter).
  *
- * <p>Run:
+ * <p>Run, from the repository root, after building the module (see the package documentation):
  *
  * <pre>
- * java -jar lanes-benchmarks/target/benchmarks.jar CpuHandlerBenchmark -f 1 -wi 3 -i 5
+ * java -jar lanes-benchmarks/target/benchmarks.jar CpuHandlerBenchmark -f 1 -wi 2 -i 4
+ * java -jar lanes-benchmarks/target/benchmarks.jar CpuHandlerBenchmark -f 1 -wi 2 -i 4 -prof gc
  * </pre>
+ *
+ * <p>Allocation per message: add {@code -prof gc} and read {@code dispatch:gc.alloc.rate.norm}, bytes per operation,
+ * i.e. per exchange. JMH takes it from {@code ThreadMXBean.getTotalThreadAllocatedBytes} (JDK 14 and later), which
+ * counts ended threads too, so the workers' allocation is in it although the teardown ends them. So are the
+ * iteration's setup and teardown, which the time leaves out.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SingleShotTime)
