@@ -11,9 +11,9 @@ import reactor.core.CoreSubscriber;
 
 /**
  * Feeds a source into a {@link JucBaseline} of its own: the adapter a Reactive Streams source needs, not part of the
- * baseline's design. At most {@code window} exchanges are requested and not yet settled, as the engine's {@code maxQueued} bounds
- * its intake; settled slots are requested again in batches of a quarter of the window. A window of 0 requests
- * everything at once (no bound: the source runs at its own pace and the lanes' queues hold the backlog).
+ * baseline's design. At most {@code window} exchanges are requested and not yet settled, as the engine's {@code
+ * maxQueued} bounds its intake; settled slots are requested again in batches of a quarter of the window. A window of 0
+ * requests everything at once (no bound: the source runs at its own pace and the lanes' queues hold the backlog).
  *
  * <p>Reactive Streams requires serial calls to {@code request}: settlements come from every worker, so requests are
  * serialized by a work-in-progress counter and made by whichever thread entered first.

@@ -55,9 +55,9 @@ import reactor.core.publisher.Sinks;
  *     --runs=5 --seconds=5 --warmup=2 --otherRate=9900 --hotRate=100 --slowEvery=1 --slowMillis=2 --wait=spin
  * </pre>
  *
- * <p>Other options: {@code --ids}, {@code --parallelism} (G), {@code --variants=REACTOR_CHAIN,JUC_BASELINE,HASHED,KEYED}
- * (the default; {@code DIRECT_LOOP} has no dispatcher and is refused). Allocation is not measured here: JMH's {@code
- * -prof gc} needs a JMH benchmark.
+ * <p>Other options: {@code --ids}, {@code --parallelism} (G), {@code
+ * --variants=REACTOR_CHAIN,JUC_BASELINE,HASHED,KEYED} (the default; {@code DIRECT_LOOP} has no dispatcher and is
+ * refused). Allocation is not measured here: JMH's {@code -prof gc} needs a JMH benchmark.
  */
 public final class HotKeyLatency {
     private static final long SEED = 7;
@@ -401,7 +401,8 @@ public final class HotKeyLatency {
             double with = median(results, variant, true, Result::otherP99);
             System.out.printf(
                     Locale.ROOT,
-                    "others p99: variant=%s without=%.0f with=%.0f with/without=%.2f; from emit: without=%.0f with=%.0f%n",
+                    "others p99: variant=%s without=%.0f with=%.0f with/without=%.2f;"
+                            + " from emit: without=%.0f with=%.0f%n",
                     variant,
                     without,
                     with,

@@ -15,10 +15,10 @@ import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
 
 /**
- * The hand-written baseline: what a Java engineer could write instead of a lane engine, with {@code java.util.concurrent}
- * only. One lane per aggregate id (a {@link ConcurrentLinkedQueue} and an {@link AtomicBoolean} "scheduled" flag, in a
- * {@link ConcurrentHashMap}); a lane with messages is a task on a fixed thread pool that handles up to {@link #BATCH}
- * messages and then submits itself again if more are queued.
+ * The hand-written baseline: what a Java engineer could write instead of a lane engine, with {@code
+ * java.util.concurrent} only. One lane per aggregate id (a {@link ConcurrentLinkedQueue} and an {@link AtomicBoolean}
+ * "scheduled" flag, in a {@link ConcurrentHashMap}); a lane with messages is a task on a fixed thread pool that handles
+ * up to {@link #BATCH} messages and then submits itself again if more are queued.
  *
  * <p>Ordering: at most one task per lane is submitted or running (the flag is set by whoever submits it and cleared by
  * the task when its queue is empty), so one id's messages are handled, and acknowledged, one at a time in arrival
@@ -49,8 +49,8 @@ final class JucBaseline<M> {
     }
 
     /**
-     * A fixed pool of {@code threads} daemon threads, named {@code <namePrefix><n>} from 1, with one shared unbounded work
-     * queue ({@link Executors#newFixedThreadPool}).
+     * A fixed pool of {@code threads} daemon threads, named {@code <namePrefix><n>} from 1, with one shared unbounded
+     * work queue ({@link Executors#newFixedThreadPool}).
      */
     static ExecutorService newPool(int threads, String namePrefix) {
         AtomicInteger created = new AtomicInteger();
@@ -110,8 +110,8 @@ final class JucBaseline<M> {
     }
 
     /**
-     * One handler invocation. It acknowledges at termination, and a handshake on {@code state} decides who continues the
-     * lane: the task's loop if the Mono terminated during {@code subscribe}, else the thread that terminated it.
+     * One handler invocation. It acknowledges at termination, and a handshake on {@code state} decides who continues
+     * the lane: the task's loop if the Mono terminated during {@code subscribe}, else the thread that terminated it.
      */
     private final class Handling implements CoreSubscriber<Void> {
         private static final int SUBSCRIBING = 0;

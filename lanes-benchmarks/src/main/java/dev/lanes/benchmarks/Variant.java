@@ -23,8 +23,9 @@ public enum Variant {
      */
     JUC_BASELINE(null, false),
     /**
-     * No dispatcher: the thread that starts the wiring pulls the source and calls the handler itself, one exchange after
-     * the other, each Mono awaited before the next call. The single-thread reference of {@link CpuHandlerBenchmark}.
+     * No dispatcher: the thread that starts the wiring pulls the source and calls the handler itself, one exchange
+     * after the other, each Mono awaited before the next call. The single-thread reference of {@link
+     * CpuHandlerBenchmark}.
      */
     DIRECT_LOOP(null, false);
 

@@ -74,7 +74,7 @@ final class Wiring implements AutoCloseable {
                 variant == Variant.JUC_BASELINE ? JucBaseline.newPool(WORKERS, threadPrefix + "-baseline-") : null;
     }
 
-    /** Adds one dispatcher (engine: prepared, not started), chain, baseline or loop (not subscribed) for {@code type}. */
+    /** Adds one dispatcher (engine: prepared, not started), chain, baseline or loop (not started) for {@code type}. */
     void wire(NamedAggregate type, Flux<? extends MessageExchange<Integer>> source, ExchangeHandler<Integer> handler) {
         switch (variant) {
             case REACTOR_CHAIN -> wireChain(type, source, handler);
