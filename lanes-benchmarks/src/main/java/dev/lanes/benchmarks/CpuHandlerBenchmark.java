@@ -24,14 +24,24 @@ import reactor.core.publisher.Mono;
  * A CPU-bound handler: 50,000 exchanges over 10,000 aggregate ids, each handler burning {@code cpuTokens} of {@link
  * Blackhole#consumeCPU} (the default, 10,000 tokens, is about 20 microseconds on the machine in docs/benchmarks.md; the
  * trial setup prints the measured cost, so check it on another machine). Otherwise as {@link LaneThroughputBenchmark}:
- * Reactor chain vs engine {@code HASHED} vs engine {@code KEYED}, fresh wiring per single-shot iteration, score in
- * nanoseconds per exchange. With {@code W} workers the floor is {@code cost / W} per exchange.
+ * fresh wiring per single-shot iteration, score in nanoseconds per exchange. With {@code W} workers the floor is {@code
+ * cost / W} per exchange.
  *
- * <p>Run:
+ * <p>{@link Variant#DIRECT_LOOP} is the reference: the benchmark thread calls the same handler on the same messages in
+ * a plain loop, alone. Its score divided by a variant's score is that variant's speed-up over a single-thread direct
+ * call loop (at most W; the dispatching variants also use the benchmark thread, as their source's emitter).
+ *
+ * <p>Run, from the repository root, after building the module (see the package documentation):
  *
  * <pre>
- * java -jar lanes-benchmarks/target/benchmarks.jar CpuHandlerBenchmark -f 1 -wi 3 -i 5
+ * java -jar lanes-benchmarks/target/benchmarks.jar CpuHandlerBenchmark -f 1 -wi 2 -i 4
+ * java -jar lanes-benchmarks/target/benchmarks.jar CpuHandlerBenchmark -f 1 -wi 2 -i 4 -prof gc
  * </pre>
+ *
+ * <p>Allocation per message: add {@code -prof gc} and read {@code dispatch:gc.alloc.rate.norm}, bytes per operation,
+ * i.e. per exchange. JMH takes it from {@code ThreadMXBean.getTotalThreadAllocatedBytes} (JDK 14 and later), which
+ * counts ended threads too, so the workers' allocation is in it although the teardown ends them. So are the
+ * iteration's setup and teardown, which the time leaves out.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SingleShotTime)
@@ -46,7 +56,7 @@ public class CpuHandlerBenchmark {
     static final int MESSAGES = 50_000;
     static final int IDS = 10_000;
 
-    @Param({"REACTOR_CHAIN", "HASHED", "KEYED"})
+    @Param({"DIRECT_LOOP", "REACTOR_CHAIN", "JUC_BASELINE", "HASHED", "KEYED"})
     public Variant variant = Variant.KEYED;
 
     @Param("10000")

@@ -25,8 +25,8 @@ import reactor.core.publisher.Sinks;
  * {@code slowEvery}-th of them (1 % by default) waits {@code slowMillis} (2 ms): with {@code wait=delay} as {@code
  * Mono.delay} (non-blocking: the lane waits, the worker thread does not), with {@code wait=sleep} as a sleep inside the
  * handler ({@code LockSupport.parkNanos}, like {@code Thread.sleep}: it blocks a worker, what the original's handlers
- * may do). All other handlers are
- * {@code Mono.empty()}. The reference run has the same traffic for the other ids and no hot id.
+ * may do), with {@code wait=spin} as a busy loop inside the handler (CPU-bound: it blocks a worker and uses its core).
+ * All other handlers are {@code Mono.empty()}. The reference run has the same traffic for the other ids and no hot id.
  *
  * <p>Messages are emitted into a {@code Sinks.many().unicast().onBackpressureBuffer()} by one producer thread on a
  * fixed schedule (open loop, independent of how fast the variant drains). A message's latency runs from the instant it
@@ -47,14 +47,25 @@ import reactor.core.publisher.Sinks;
  * java -Xms2g -Xmx2g -cp lanes-benchmarks/target/benchmarks.jar dev.lanes.benchmarks.HotKeyLatency --runs=3 --wait=sleep
  * </pre>
  *
- * <p>Other options: {@code --ids}, {@code --parallelism} (G), {@code --variants=REACTOR_CHAIN,HASHED,KEYED}.
+ * <p>A CPU-bound hot id: 1 % of about 10,000 msgs/s, every one of its messages spinning 2 ms on its worker (0.2 of a
+ * core in all):
+ *
+ * <pre>
+ * java -Xms2g -Xmx2g -cp lanes-benchmarks/target/benchmarks.jar dev.lanes.benchmarks.HotKeyLatency \
+ *     --runs=5 --seconds=5 --warmup=2 --otherRate=9900 --hotRate=100 --slowEvery=1 --slowMillis=2 --wait=spin
+ * </pre>
+ *
+ * <p>Other options: {@code --ids}, {@code --parallelism} (G), {@code
+ * --variants=REACTOR_CHAIN,JUC_BASELINE,HASHED,KEYED} (the default; {@code DIRECT_LOOP} has no dispatcher and is
+ * refused). Allocation is not measured here: JMH's {@code -prof gc} needs a JMH benchmark.
  */
 public final class HotKeyLatency {
     private static final long SEED = 7;
 
     enum Wait {
         DELAY,
-        SLEEP
+        SLEEP,
+        SPIN
     }
 
     /** The harness's settings, from {@code --name=value} arguments; the defaults are the documented scenario. */
@@ -69,7 +80,7 @@ public final class HotKeyLatency {
         long slowMillis = 2;
         Wait waitMode = Wait.DELAY;
         int parallelism = MessageParallelism.DEFAULT_PARALLELISM;
-        List<Variant> variants = List.of(Variant.REACTOR_CHAIN, Variant.HASHED, Variant.KEYED);
+        List<Variant> variants = List.of(Variant.REACTOR_CHAIN, Variant.JUC_BASELINE, Variant.HASHED, Variant.KEYED);
 
         static Options parse(String[] args) {
             Options o = new Options();
@@ -96,6 +107,9 @@ public final class HotKeyLatency {
                                 .toList();
                     default -> throw new IllegalArgumentException("unknown option: " + arg);
                 }
+            }
+            if (o.variants.contains(Variant.DIRECT_LOOP)) {
+                throw new IllegalArgumentException("DIRECT_LOOP has no dispatcher: the producer thread would handle");
             }
             return o;
         }
@@ -172,6 +186,7 @@ public final class HotKeyLatency {
         System.out.println();
         System.out.println("Medians over " + options.runs + " runs (latency in microseconds, due time to ack):");
         summary(options, results);
+        isolation(options, results);
         System.exit(0);
     }
 
@@ -213,9 +228,11 @@ public final class HotKeyLatency {
             if (!((BenchExchange) exchange).slow) {
                 return Mono.empty();
             }
-            return options.waitMode == Wait.DELAY
-                    ? Mono.delay(slow).then()
-                    : Mono.fromRunnable(() -> LockSupport.parkNanos(slow.toNanos()));
+            return switch (options.waitMode) {
+                case DELAY -> Mono.delay(slow).then();
+                case SLEEP -> Mono.fromRunnable(() -> LockSupport.parkNanos(slow.toNanos()));
+                case SPIN -> Mono.fromRunnable(() -> spin(slow.toNanos()));
+            };
         };
 
         Sinks.Many<BenchExchange> sink = Sinks.many().unicast().onBackpressureBuffer();
@@ -274,6 +291,14 @@ public final class HotKeyLatency {
                 rejectedHot.get(),
                 unsettled,
                 emitLag.getValueAtPercentile(99));
+    }
+
+    /** Keeps the calling thread busy for {@code nanos}, without yielding it. */
+    private static void spin(long nanos) {
+        long end = System.nanoTime() + nanos;
+        while (System.nanoTime() - end < 0) {
+            // busy
+        }
     }
 
     private static String header() {
@@ -365,6 +390,25 @@ public final class HotKeyLatency {
                         p99 / chain,
                         emitP99 / emitReference);
             }
+        }
+    }
+
+    /** One line per variant: the other ids' p99 without and with the hot id, medians over runs. */
+    private static void isolation(Options options, List<Result> results) {
+        System.out.println();
+        for (Variant variant : options.variants) {
+            double without = median(results, variant, false, Result::otherP99);
+            double with = median(results, variant, true, Result::otherP99);
+            System.out.printf(
+                    Locale.ROOT,
+                    "others p99: variant=%s without=%.0f with=%.0f with/without=%.2f;"
+                            + " from emit: without=%.0f with=%.0f%n",
+                    variant,
+                    without,
+                    with,
+                    with / without,
+                    median(results, variant, false, Result::otherEmitP99),
+                    median(results, variant, true, Result::otherEmitP99));
         }
     }
 

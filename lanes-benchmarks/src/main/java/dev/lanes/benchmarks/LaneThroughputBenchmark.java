@@ -21,20 +21,28 @@ import reactor.core.publisher.Mono;
 
 /**
  * Dispatch overhead: 1,000,000 exchanges over 10,000 aggregate ids (uniform, UUID-shaped), handler {@code
- * Mono.empty()}, for the Reactor chain, the engine with {@code HASHED} lanes and the engine with {@code KEYED} lanes, all
- * with G = {@link MessageParallelism#DEFAULT_PARALLELISM} and {@link Wiring#WORKERS} worker threads.
+ * Mono.empty()}, for the Reactor chain, the hand-written {@link JucBaseline}, the engine with {@code HASHED} lanes and
+ * the engine with {@code KEYED} lanes, all with G = {@link MessageParallelism#DEFAULT_PARALLELISM} and {@link
+ * Wiring#WORKERS} worker threads.
  *
  * <p>One operation = one exchange. Each iteration is a single shot: a fresh dispatcher (or chain and scheduler) is
  * wired in the iteration's setup, not measured; the measured part starts demand and waits until every exchange was
  * acknowledged. The score is nanoseconds per exchange; messages per second = 1e9 / score.
  *
- * <p>Run (from the repository root, after {@code mvn -q -DskipTests install}):
+ * <p>Run, from the repository root, after building the module (see the package documentation):
  *
  * <pre>
- * java -jar lanes-benchmarks/target/benchmarks.jar LaneThroughputBenchmark -f 1 -wi 2 -i 3
+ * java -jar lanes-benchmarks/target/benchmarks.jar LaneThroughputBenchmark -f 1 -wi 2 -i 4
+ * java -jar lanes-benchmarks/target/benchmarks.jar LaneThroughputBenchmark -f 1 -wi 2 -i 4 -prof gc
  * mkdir -p lanes-benchmarks/results
- * java -jar lanes-benchmarks/target/benchmarks.jar LaneThroughputBenchmark -rf json -rff lanes-benchmarks/results/throughput.json
+ * java -jar lanes-benchmarks/target/benchmarks.jar LaneThroughputBenchmark -f 1 -wi 2 -i 4 \
+ *     -rf json -rff lanes-benchmarks/results/throughput.json
  * </pre>
+ *
+ * <p>Allocation per message: add {@code -prof gc} and read {@code dispatch:gc.alloc.rate.norm}, bytes per operation,
+ * i.e. per exchange. JMH takes it from {@code ThreadMXBean.getTotalThreadAllocatedBytes} (JDK 14 and later), which
+ * counts ended threads too, so the workers' allocation is in it although the teardown ends them. So are the
+ * iteration's setup and teardown, which the time leaves out.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SingleShotTime)
@@ -49,7 +57,7 @@ public class LaneThroughputBenchmark {
     static final int MESSAGES = 1_000_000;
     static final int IDS = 10_000;
 
-    @Param({"REACTOR_CHAIN", "HASHED", "KEYED"})
+    @Param({"REACTOR_CHAIN", "JUC_BASELINE", "HASHED", "KEYED"})
     public Variant variant = Variant.KEYED;
 
     private AggregateId[] ids = new AggregateId[0];

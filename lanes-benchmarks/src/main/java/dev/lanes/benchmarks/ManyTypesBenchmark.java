@@ -4,6 +4,7 @@ import dev.lanes.api.AggregateId;
 import dev.lanes.api.NamedAggregate;
 import dev.lanes.dispatch.MessageParallelism;
 import java.lang.management.ManagementFactory;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -31,18 +32,29 @@ import reactor.core.publisher.Mono;
  *       creates one scheduler of W workers per type.
  *   <li>{@code KEYED_SHARED_SCHEDULER}: the engine with one scheduler of W workers for all 20 types (a custom
  *       supplier), to show what a shared pool does to the same workload.
+ *   <li>{@code JUC_BASELINE}: the hand-written {@link JucBaseline}, one fixed pool of W threads for all 20 types, as
+ *       the outside review wrote it. Compare its threads with {@code KEYED_SHARED_SCHEDULER}'s, not with the others'.
  * </ul>
  *
  * <p>Score: nanoseconds per exchange (single shot per iteration, wiring not measured). Thread footprint: after each
- * iteration, before the wiring is closed, the teardown prints a line {@code threads: ...} with the live scheduler
- * worker threads of the variant ({@code bench-*}), all live JVM threads (ThreadMXBean, JMH's own included) and the
- * peak since the iteration's setup.
+ * iteration, before the wiring is closed, the teardown prints a line {@code threads: ...}: {@code schedulerWorkers},
+ * the variant's live worker threads (named {@code bench-*}, scheduler or pool); {@code pools}, how many pools they
+ * belong to (the name without its {@code -<n>}); {@code maxPerPool}, the largest pool; {@code bound}, W. The contract
+ * is at most W worker threads per aggregate type: {@code maxPerPool <= bound}, with 20 pools for a scheduler per type
+ * and 1 pool shared by all types otherwise. Then {@code live}, all live JVM threads (ThreadMXBean, JMH's own
+ * included), and {@code peak}, their peak since the iteration's setup.
  *
- * <p>Run:
+ * <p>Run, from the repository root, after building the module (see the package documentation):
  *
  * <pre>
- * java -jar lanes-benchmarks/target/benchmarks.jar ManyTypesBenchmark -f 1 -wi 2 -i 5
+ * java -jar lanes-benchmarks/target/benchmarks.jar ManyTypesBenchmark -f 1 -wi 2 -i 4
+ * java -jar lanes-benchmarks/target/benchmarks.jar ManyTypesBenchmark -f 1 -wi 2 -i 4 -prof gc
  * </pre>
+ *
+ * <p>Allocation per message: add {@code -prof gc} and read {@code dispatch:gc.alloc.rate.norm}, bytes per operation,
+ * i.e. per exchange. JMH takes it from {@code ThreadMXBean.getTotalThreadAllocatedBytes} (JDK 14 and later), which
+ * counts ended threads too, so the workers' allocation is in it although the teardown ends them. So are the
+ * iteration's setup and teardown, which the time leaves out.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SingleShotTime)
@@ -58,7 +70,7 @@ public class ManyTypesBenchmark {
     static final int IDS_PER_TYPE = 500;
     static final int MESSAGES_PER_TYPE = 50_000;
 
-    @Param({"REACTOR_CHAIN", "HASHED", "KEYED", "KEYED_SHARED_SCHEDULER"})
+    @Param({"REACTOR_CHAIN", "JUC_BASELINE", "HASHED", "KEYED", "KEYED_SHARED_SCHEDULER"})
     public Variant variant = Variant.KEYED;
 
     private final NamedAggregate[] types = new NamedAggregate[TYPES];
@@ -94,15 +106,24 @@ public class ManyTypesBenchmark {
         completion.await();
     }
 
+    /** The {@code threads:} line; the workers are still alive, the wiring is closed after it. */
+    private void printThreads() {
+        Map<String, Integer> pools = Threads.perPool("bench-");
+        System.out.printf(
+                "%nthreads: variant=%s schedulerWorkers=%d pools=%d maxPerPool=%d bound=%d live=%d peak=%d%n",
+                variant,
+                pools.values().stream().mapToInt(Integer::intValue).sum(),
+                pools.size(),
+                pools.values().stream().mapToInt(Integer::intValue).max().orElse(0),
+                Wiring.WORKERS,
+                Threads.live(),
+                ManagementFactory.getThreadMXBean().getPeakThreadCount());
+    }
+
     @TearDown(Level.Iteration)
     public void close() {
         cpu.print(variant, (long) TYPES * MESSAGES_PER_TYPE);
-        System.out.printf(
-                "%nthreads: variant=%s schedulerWorkers=%d live=%d peak=%d%n",
-                variant,
-                Threads.count("bench-"),
-                Threads.live(),
-                ManagementFactory.getThreadMXBean().getPeakThreadCount());
+        printThreads();
         wiring.close();
         completion.verify(variant);
         Throwable chainError = wiring.chainError();

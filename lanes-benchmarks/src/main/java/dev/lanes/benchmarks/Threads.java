@@ -2,6 +2,8 @@ package dev.lanes.benchmarks;
 
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.locks.LockSupport;
 
 /** Live thread counts, for the thread-footprint figures. */
@@ -17,6 +19,21 @@ final class Threads {
             }
         }
         return n;
+    }
+
+    /**
+     * Live threads whose name starts with {@code prefix}, per pool: a pool is the name without its {@code -<n>} suffix,
+     * e.g. {@code bench-type00} for {@code bench-type00-1} and {@code bench-type00-2}.
+     */
+    static Map<String, Integer> perPool(String prefix) {
+        Map<String, Integer> pools = new TreeMap<>();
+        for (Thread thread : Thread.getAllStackTraces().keySet()) {
+            String name = thread.getName();
+            if (thread.isAlive() && name.startsWith(prefix)) {
+                pools.merge(name.replaceFirst("-\\d+$", ""), 1, Integer::sum);
+            }
+        }
+        return pools;
     }
 
     /** Every live thread of the JVM (ThreadMXBean), JMH's and the JVM's own included. */

@@ -15,7 +15,19 @@ public enum Variant {
     /** The engine, {@link LaneStrategy#KEYED} lanes, one scheduler per type from a DefaultAggregateSchedulerSupplier. */
     KEYED(LaneStrategy.KEYED, false),
     /** The engine, {@link LaneStrategy#KEYED} lanes, every type on one shared scheduler (many-types scenario only). */
-    KEYED_SHARED_SCHEDULER(LaneStrategy.KEYED, true);
+    KEYED_SHARED_SCHEDULER(LaneStrategy.KEYED, true),
+    /**
+     * The hand-written {@link JucBaseline}: a lane per aggregate id on a fixed pool of {@link Wiring#WORKERS} threads.
+     * One pool for <em>all</em> aggregate types (as the outside review wrote it), not one per type: in the many-types
+     * scenario it has W threads in all where {@code REACTOR_CHAIN}, {@code HASHED} and {@code KEYED} have W per type.
+     */
+    JUC_BASELINE(null, false),
+    /**
+     * No dispatcher: the thread that starts the wiring pulls the source and calls the handler itself, one exchange
+     * after the other, each Mono awaited before the next call. The single-thread reference of {@link
+     * CpuHandlerBenchmark}.
+     */
+    DIRECT_LOOP(null, false);
 
     private final @Nullable LaneStrategy strategy;
     private final boolean sharedScheduler;
@@ -25,7 +37,7 @@ public enum Variant {
         this.sharedScheduler = sharedScheduler;
     }
 
-    /** The engine's lane strategy, or {@code null} for the Reactor chain. */
+    /** The engine's lane strategy, or {@code null} for the variants that are not the engine. */
     @Nullable
     LaneStrategy strategy() {
         return strategy;

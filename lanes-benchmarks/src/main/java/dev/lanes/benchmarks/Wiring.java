@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
@@ -24,13 +25,20 @@ import reactor.core.scheduler.Schedulers;
 /**
  * Wires one {@link Variant} over sources and handlers, starts it, and releases every thread it made.
  *
- * <p>Both sides get the same worker count, {@link #WORKERS} ({@code Schedulers.DEFAULT_POOL_SIZE}, i.e. available
- * processors, what a {@code DefaultAggregateSchedulerSupplier} uses by default), and one scheduler per aggregate type
- * (except {@link Variant#KEYED_SHARED_SCHEDULER}). Worker threads are named {@code <threadPrefix>-<aggregate>-<n>}.
+ * <p>Every variant gets the same worker count W, {@link #WORKERS} ({@code Schedulers.DEFAULT_POOL_SIZE}, i.e. available
+ * processors, what a {@code DefaultAggregateSchedulerSupplier} uses by default). The chain and the engine's {@code
+ * HASHED} and {@code KEYED} have one scheduler of W per aggregate type, threads named {@code
+ * <threadPrefix>-<aggregate>-<n>}. {@link Variant#KEYED_SHARED_SCHEDULER} ({@code <threadPrefix>-shared-<n>}) and
+ * {@link Variant#JUC_BASELINE} ({@code <threadPrefix>-baseline-<n>}) have one pool of W for all types. {@link
+ * Variant#DIRECT_LOOP} has none: it runs on the thread that calls {@link #start}.
+ *
+ * <p>The baseline's intake is bounded like the engine's: at most {@code maxQueued} (16,384) exchanges in flight per
+ * type. {@code -Dlanes.baseline.window=0} removes the bound ({@code -jvmArgsAppend -Dlanes.baseline.window=0} for JMH).
  */
 final class Wiring implements AutoCloseable {
     static final int WORKERS = Schedulers.DEFAULT_POOL_SIZE;
     private static final Duration PROMPTLY = Duration.ofSeconds(30);
+    static final int BASELINE_WINDOW = Integer.getInteger("lanes.baseline.window", LaneSettings.DEFAULT.maxQueued());
 
     private final Variant variant;
     private final int parallelism;
@@ -40,6 +48,11 @@ final class Wiring implements AutoCloseable {
     private final List<AggregateDispatcher<Integer>> dispatchers = new ArrayList<>();
     private final List<Flux<Void>> chains = new ArrayList<>();
     private final List<Disposable> subscriptions = new ArrayList<>();
+    private final @Nullable ExecutorService baselinePool;
+    private final List<BaselineIntake<?>> baselineIntakes = new ArrayList<>();
+    /** Baselines and direct loops, subscribed to their sources by {@link #start}. */
+    private final List<Runnable> subscribeAtStart = new ArrayList<>();
+
     private final AtomicReference<@Nullable Throwable> chainError = new AtomicReference<>();
 
     /**
@@ -57,17 +70,40 @@ final class Wiring implements AutoCloseable {
         } else {
             this.supplier = new DefaultAggregateSchedulerSupplier(threadPrefix, WORKERS);
         }
+        this.baselinePool =
+                variant == Variant.JUC_BASELINE ? JucBaseline.newPool(WORKERS, threadPrefix + "-baseline-") : null;
     }
 
-    /** Adds one dispatcher (engine: prepared, not started) or one chain (not subscribed) for {@code type}. */
+    /** Adds one dispatcher (engine: prepared, not started), chain, baseline or loop (not started) for {@code type}. */
     void wire(NamedAggregate type, Flux<? extends MessageExchange<Integer>> source, ExchangeHandler<Integer> handler) {
-        LaneStrategy strategy = variant.strategy();
-        if (strategy == null) {
-            Scheduler scheduler = Schedulers.newParallel(threadPrefix + "-" + type.aggregateName(), WORKERS);
-            chainSchedulers.add(scheduler);
-            chains.add(reactorChain(source, handler, scheduler, parallelism));
-            return;
+        switch (variant) {
+            case REACTOR_CHAIN -> wireChain(type, source, handler);
+            case JUC_BASELINE -> wireBaseline(source, handler);
+            case DIRECT_LOOP ->
+                subscribeAtStart.add(() -> source.subscribe(new DirectLoop<>(handler, this::sourceFailed)));
+            default -> wireEngine(type, source, handler, Objects.requireNonNull(variant.strategy()));
         }
+    }
+
+    private void wireChain(
+            NamedAggregate type, Flux<? extends MessageExchange<Integer>> source, ExchangeHandler<Integer> handler) {
+        Scheduler scheduler = Schedulers.newParallel(threadPrefix + "-" + type.aggregateName(), WORKERS);
+        chainSchedulers.add(scheduler);
+        chains.add(reactorChain(source, handler, scheduler, parallelism));
+    }
+
+    private void wireBaseline(Flux<? extends MessageExchange<Integer>> source, ExchangeHandler<Integer> handler) {
+        BaselineIntake<Integer> intake = new BaselineIntake<>(
+                Objects.requireNonNull(baselinePool), handler, BASELINE_WINDOW, this::sourceFailed);
+        baselineIntakes.add(intake);
+        subscribeAtStart.add(() -> source.subscribe(intake));
+    }
+
+    private void wireEngine(
+            NamedAggregate type,
+            Flux<? extends MessageExchange<Integer>> source,
+            ExchangeHandler<Integer> handler,
+            LaneStrategy strategy) {
         AggregateDispatcher<Integer> dispatcher = AggregateDispatcher.<Integer>builder("BenchDispatcher", type)
                 .source(source)
                 .handler(handler)
@@ -97,15 +133,26 @@ final class Wiring implements AutoCloseable {
                         groups);
     }
 
-    /** Opens demand: engine dispatchers start, chains are subscribed (each pulls from its source from here on). */
+    /**
+     * Opens demand: engine dispatchers start, chains and baselines are subscribed (each pulls from its source from here
+     * on). {@link Variant#DIRECT_LOOP} handles its sources here, on the calling thread, and returns when they are done
+     * (with a synchronous source such as {@link Feed#flux}).
+     */
     void start() {
         dispatchers.forEach(AggregateDispatcher::start);
         for (Flux<Void> chain : chains) {
-            subscriptions.add(chain.subscribe(null, error -> chainError.compareAndSet(null, error)));
+            subscriptions.add(chain.subscribe(null, this::sourceFailed));
         }
+        subscribeAtStart.forEach(Runnable::run);
     }
 
-    /** The first error a chain terminated with; the engine reports its faults through its own logging. */
+    private void sourceFailed(Throwable error) {
+        chainError.compareAndSet(null, error);
+    }
+
+    /**
+     * The first error a chain, baseline or loop terminated with; the engine reports its faults through its own logging.
+     */
     @Nullable
     Throwable chainError() {
         return chainError.get();
@@ -118,6 +165,10 @@ final class Wiring implements AutoCloseable {
             dispatcher.forceStop();
         }
         subscriptions.forEach(Disposable::dispose);
+        baselineIntakes.forEach(BaselineIntake::cancel);
+        if (baselinePool != null) {
+            baselinePool.shutdownNow();
+        }
         if (supplier != null) {
             supplier.forceStop();
         }
