@@ -30,10 +30,10 @@ import reactor.core.publisher.Mono;
  *   <li>{@code REACTOR_CHAIN}: one {@code Schedulers.newParallel(.., W)} per type, as the original.
  *   <li>{@code HASHED}, {@code KEYED}: one {@code DefaultAggregateSchedulerSupplier} shared by the 20 dispatchers; it
  *       creates one scheduler of W workers per type.
- *   <li>{@code KEYED_SHARED_SCHEDULER}: the engine with one scheduler of W workers for all 20 types (a custom
- *       supplier), to show what a shared pool does to the same workload.
+ *   <li>{@code HASHED_SHARED_POOL}, {@code KEYED_SHARED_POOL}: the engine on a {@code DefaultAggregateSchedulerSupplier.sharedPool}: a scheduler per type, all views of one pool of W workers,
+ *       to show what a shared pool does to the same workload.
  *   <li>{@code JUC_BASELINE}: the hand-written {@link JucBaseline}, one fixed pool of W threads for all 20 types, as
- *       the outside review wrote it. Compare its threads with {@code KEYED_SHARED_SCHEDULER}'s, not with the others'.
+ *       the outside review wrote it. Compare its threads with the shared pools', not with the others'.
  * </ul>
  *
  * <p>Score: nanoseconds per exchange (single shot per iteration, wiring not measured). Thread footprint: after each
@@ -70,7 +70,7 @@ public class ManyTypesBenchmark {
     static final int IDS_PER_TYPE = 500;
     static final int MESSAGES_PER_TYPE = 50_000;
 
-    @Param({"REACTOR_CHAIN", "JUC_BASELINE", "HASHED", "KEYED", "KEYED_SHARED_SCHEDULER"})
+    @Param({"REACTOR_CHAIN", "JUC_BASELINE", "HASHED", "KEYED", "HASHED_SHARED_POOL", "KEYED_SHARED_POOL"})
     public Variant variant = Variant.KEYED;
 
     private final NamedAggregate[] types = new NamedAggregate[TYPES];

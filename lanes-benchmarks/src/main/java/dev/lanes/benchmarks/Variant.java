@@ -14,8 +14,16 @@ public enum Variant {
     HASHED(LaneStrategy.HASHED, false),
     /** The engine, {@link LaneStrategy#KEYED} lanes, one scheduler per type from a DefaultAggregateSchedulerSupplier. */
     KEYED(LaneStrategy.KEYED, false),
-    /** The engine, {@link LaneStrategy#KEYED} lanes, every type on one shared scheduler (many-types scenario only). */
-    KEYED_SHARED_SCHEDULER(LaneStrategy.KEYED, true),
+    /**
+     * The engine, {@link LaneStrategy#HASHED} lanes, every type's scheduler a view of one shared pool of W workers
+     * ({@code DefaultAggregateSchedulerSupplier.sharedPool}).
+     */
+    HASHED_SHARED_POOL(LaneStrategy.HASHED, true),
+    /**
+     * The engine, {@link LaneStrategy#KEYED} lanes, every type's scheduler a view of one shared pool of W workers
+     * ({@code DefaultAggregateSchedulerSupplier.sharedPool}).
+     */
+    KEYED_SHARED_POOL(LaneStrategy.KEYED, true),
     /**
      * The hand-written {@link JucBaseline}: a lane per aggregate id on a fixed pool of {@link Wiring#WORKERS} threads.
      * One pool for <em>all</em> aggregate types (as the outside review wrote it), not one per type: in the many-types

@@ -28,7 +28,7 @@ import reactor.core.scheduler.Schedulers;
  * <p>Every variant gets the same worker count W, {@link #WORKERS} ({@code Schedulers.DEFAULT_POOL_SIZE}, i.e. available
  * processors, what a {@code DefaultAggregateSchedulerSupplier} uses by default). The chain and the engine's {@code
  * HASHED} and {@code KEYED} have one scheduler of W per aggregate type, threads named {@code
- * <threadPrefix>-<aggregate>-<n>}. {@link Variant#KEYED_SHARED_SCHEDULER} ({@code <threadPrefix>-shared-<n>}) and
+ * <threadPrefix>-<aggregate>-<n>}. {@link Variant#KEYED_SHARED_POOL} and {@link Variant#HASHED_SHARED_POOL} ({@code <threadPrefix>-shared-<n>}) and
  * {@link Variant#JUC_BASELINE} ({@code <threadPrefix>-baseline-<n>}) have one pool of W for all types. {@link
  * Variant#DIRECT_LOOP} has none: it runs on the thread that calls {@link #start}.
  *
@@ -66,7 +66,7 @@ final class Wiring implements AutoCloseable {
         if (variant.strategy() == null) {
             this.supplier = null;
         } else if (variant.sharedScheduler()) {
-            this.supplier = new SharedSchedulerSupplier(Schedulers.newParallel(threadPrefix + "-shared", WORKERS));
+            this.supplier = DefaultAggregateSchedulerSupplier.sharedPool(threadPrefix, WORKERS);
         } else {
             this.supplier = new DefaultAggregateSchedulerSupplier(threadPrefix, WORKERS);
         }

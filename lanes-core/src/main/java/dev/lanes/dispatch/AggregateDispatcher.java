@@ -178,21 +178,21 @@ public final class AggregateDispatcher<M>
      * work, and the per-lane figures are racy reads (exact totals, approximate depths).
      */
     public DispatcherStats stats() {
-        long[] depths = new long[3]; // deepest, sum, lanes handling now
+        long[] scan = new long[4]; // deepest, sum, lanes holding work, lanes handling now
         lanes.forEach(lane -> {
             int depth = lane.depth();
-            depths[0] = Math.max(depths[0], depth);
-            depths[1] += depth;
-            depths[2] += lane.current != null ? 1 : 0;
+            scan[0] = Math.max(scan[0], depth);
+            scan[1] += depth;
+            scan[2] += depth > 0 ? 1 : 0;
+            scan[3] += lane.current != null ? 1 : 0;
         });
-        int laneCount = lanes.size();
-        double mean = laneCount == 0 ? 0 : (double) depths[1] / laneCount;
+        double mean = scan[2] == 0 ? 0 : (double) scan[1] / scan[2];
         return new DispatcherStats(
                 admitted.get(),
-                (int) depths[2],
-                laneCount,
-                (int) depths[0],
-                mean == 0 ? 0 : depths[0] / mean,
+                (int) scan[3],
+                (int) scan[2],
+                (int) scan[0],
+                mean == 0 ? 0 : scan[0] / mean,
                 handled.sum(),
                 retried.sum(),
                 parked.sum(),
@@ -485,7 +485,9 @@ public final class AggregateDispatcher<M>
      */
     @Override
     public void drain(Lane<M> lane) {
-        int settled = 0;
+        int settled = 0; // slots to free once the lane has moved past them
+        int finished = 0; // envelopes finished here and not yet subtracted from the lane's count
+        int counted = lane.depth(); // envelopes this owner may take without looking at the count again
         try {
             for (int budget = LANE_BATCH; ; ) {
                 if (state.get() == State.STOPPED) {
@@ -496,17 +498,28 @@ public final class AggregateDispatcher<M>
                     envelope = lane.poll();
                     lane.current = envelope;
                 }
-                if (attempt(lane, envelope) != Step.DONE) {
+                Step step = attempt(lane, envelope);
+                if (step != Step.DONE) {
+                    if (step != Step.STOPPED && finished > 0) {
+                        lane.complete(finished); // the current one stays counted: the lane stays owned
+                    }
                     return;
                 }
+                lane.current = null;
                 settled++;
-                if (!advance(lane)) {
-                    return;
+                finished++;
+                if (finished == counted || budget == 1) {
+                    counted = lane.complete(finished);
+                    finished = 0;
+                    if (counted == 0) {
+                        lanes.emptied(lane);
+                        return;
+                    }
                 }
                 if (--budget == 0) {
                     freeSlots(settled);
                     settled = 0;
-                    execute(lane);
+                    execute(lane); // yield the worker; the lane goes back to the workers' queue
                     return;
                 }
             }
@@ -606,7 +619,8 @@ public final class AggregateDispatcher<M>
 
     /** The current envelope is done: true if the lane has another, which its owner (the caller) must run. */
     private boolean advance(Lane<M> lane) {
-        if (lane.complete() > 0) {
+        lane.current = null;
+        if (lane.complete(1) > 0) {
             return true;
         }
         lanes.emptied(lane);
@@ -736,7 +750,7 @@ public final class AggregateDispatcher<M>
         private DispatcherMetrics metrics = DispatcherMetrics.NONE;
         private LongSupplier nanoTime = System::nanoTime;
         private Scheduler cleanup = Schedulers.boundedElastic();
-        private int hotKeySampling = 8;
+        private int hotKeySampling = 32;
 
         private Builder(String name, NamedAggregate namedAggregate) {
             this.name = Require.notBlank(name, "name");
@@ -791,7 +805,7 @@ public final class AggregateDispatcher<M>
 
         /**
          * One admission in {@code every} is recorded for the hottest-ids sketch (counts are scaled back); 1 records
-         * all. Default 8: the sketch costs a lock and a scan per record.
+         * all. Default 32: the sketch costs a lock and a scan per record, on the serial intake.
          */
         public Builder<M> hotKeySampling(int every) {
             this.hotKeySampling = Require.positive(every, "hotKeySampling");

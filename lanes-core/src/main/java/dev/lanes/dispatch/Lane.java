@@ -91,10 +91,13 @@ final class Lane<M> extends LaneNode implements Runnable {
         return envelope;
     }
 
-    /** Owner only: the current envelope is done. Returns the envelopes still pending; at 0 the owner lets go. */
-    int complete() {
-        current = null;
-        return (int) PENDING.getAndAdd(this, -1) - 1;
+    /**
+     * Owner only: {@code done} envelopes, counted before, are finished. Returns the envelopes still pending; at 0 the
+     * owner lets go. The owner may finish several envelopes it saw counted before it subtracts them, so a busy lane
+     * touches the shared count once per batch, not once per envelope.
+     */
+    int complete(int done) {
+        return (int) PENDING.getAndAdd(this, -done) - done;
     }
 
     /** Owner only, after {@link #complete()} returned 0: retires the lane unless an offer came in meanwhile. */
