@@ -27,7 +27,9 @@ import picocli.CommandLine.Spec;
             "              (Mono.delay) on 1%% of its messages; open loop at --rate",
             "              (default 40,000/s); the other ids' latency is reported apart",
             "  stuck-lane  one lane's handler never completes; every other lane must be",
-            "              handled; the stop is then forced by its deadline (default 1 s)",
+            "              handled (open loop at --rate, default 50,000/s, so that under",
+            "              --overflow reject only the stuck lane overflows); the stop is then",
+            "              forced by its deadline (default 1 s)",
             "  many-types  --types aggregate types (default 20) sharing one supplier",
             "  command     gateway, command bus, command dispatcher, in-memory store,",
             "              PROCESSED (default 50,000 deposits, 1,000 accounts, 64 clients)",
@@ -192,7 +194,7 @@ final class BenchCommand implements Callable<Integer> {
                 ids,
                 orDefault(messages, defaultMessages()),
                 orDefault(types, scenario == Scenario.MANY_TYPES ? 20 : 1),
-                orDefault(rate, scenario == Scenario.HOT_KEY ? 40_000 : 0),
+                orDefault(rate, defaultRate()),
                 cpuMicros,
                 hotShare,
                 100,
@@ -211,6 +213,15 @@ final class BenchCommand implements Callable<Integer> {
             case HOT_KEY, STUCK_LANE -> 100_000;
             case COMMAND -> 50_000;
             default -> 500_000;
+        };
+    }
+
+    /** Open loop for the scenarios about latency and isolation; pulled as fast as it goes for the others. */
+    private int defaultRate() {
+        return switch (scenario) {
+            case HOT_KEY -> 40_000;
+            case STUCK_LANE -> 50_000;
+            default -> 0;
         };
     }
 

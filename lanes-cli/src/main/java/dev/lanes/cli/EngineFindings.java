@@ -95,7 +95,8 @@ final class EngineFindings {
                 stallSeconds,
                 settings.messages() - probe.delivered());
         if (settings.scenario() == Scenario.STUCK_LANE && settings.overflow() == LaneSettings.Overflow.PAUSE) {
-            note += "; the stuck lane went over maxQueuedPerLane and PAUSE stopped the intake (try --overflow reject)";
+            note += "; under PAUSE the stuck lane may hold the dispatcher's whole budget (maxQueued), which pauses the"
+                    + " intake (try --overflow reject)";
         }
         return note;
     }

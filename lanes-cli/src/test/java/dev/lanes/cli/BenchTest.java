@@ -17,9 +17,11 @@ import org.junit.jupiter.params.provider.CsvSource;
 /** Every scenario, with small counts: the report's invariants pass and its stable fields are there. */
 class BenchTest {
 
-    @ParameterizedTest
-    @CsvSource({"keyed", "hashed"})
-    void aStuckLaneHoldsUpOnlyItsOwnMessagesAndTheDeadlineCutsIt(String strategy, @TempDir Path dir) throws Exception {
+    @ParameterizedTest(name = "{0} lanes, {2} ids, overflow {1}")
+    @CsvSource({"keyed, pause, 500", "hashed, pause, 500", "keyed, pause, 10", "keyed, reject, 10", "hashed, reject, 10"
+    })
+    void aStuckLaneHoldsUpOnlyItsOwnMessagesAndTheDeadlineCutsIt(
+            String strategy, String overflow, String aggregates, @TempDir Path dir) throws Exception {
         Path json = dir.resolve("stuck.json");
 
         Cli.Result result = Cli.run(
@@ -28,10 +30,12 @@ class BenchTest {
                 "stuck-lane",
                 "--strategy",
                 strategy,
+                "--overflow",
+                overflow,
                 "--messages",
                 "20000",
                 "--aggregates",
-                "500",
+                aggregates,
                 "--shutdown-timeout",
                 "300ms",
                 "--quiet",
