@@ -486,8 +486,7 @@ public final class AggregateDispatcher<M>
     @Override
     public void drain(Lane<M> lane) {
         int settled = 0; // slots to free once the lane has moved past them
-        int finished = 0; // envelopes finished here and not yet subtracted from the lane's count
-        int counted = lane.depth(); // envelopes this owner may take without looking at the count again
+        lane.takeOver();
         try {
             for (int budget = LANE_BATCH; ; ) {
                 if (state.get() == State.STOPPED) {
@@ -498,25 +497,16 @@ public final class AggregateDispatcher<M>
                     envelope = lane.poll();
                     lane.current = envelope;
                 }
-                Step step = attempt(lane, envelope);
-                if (step != Step.DONE) {
-                    if (step != Step.STOPPED && finished > 0) {
-                        lane.complete(finished); // the current one stays counted: the lane stays owned
-                    }
+                if (attempt(lane, envelope) != Step.DONE) {
+                    return; // the handler goes on, or a retry waits: whoever ends it continues the lane
+                }
+                settled++;
+                if (!lane.finishCurrent()) {
+                    lanes.emptied(lane);
                     return;
                 }
-                lane.current = null;
-                settled++;
-                finished++;
-                if (finished == counted || budget == 1) {
-                    counted = lane.complete(finished);
-                    finished = 0;
-                    if (counted == 0) {
-                        lanes.emptied(lane);
-                        return;
-                    }
-                }
                 if (--budget == 0) {
+                    lane.settleFinished();
                     freeSlots(settled);
                     settled = 0;
                     execute(lane); // yield the worker; the lane goes back to the workers' queue
@@ -553,6 +543,7 @@ public final class AggregateDispatcher<M>
             // Mono.empty(), just, fromRunnable, fromCallable, error: call it here, as Reactor's flatMap does
             return conclude(lane, envelope, callQuietly(immediate));
         }
+        lane.settleFinished(); // the handler may end on another thread, which then continues the lane
         HandlerSubscriber<M> subscriber = new HandlerSubscriber<>(lane, envelope, this);
         envelope.running = subscriber;
         handling.subscribe(subscriber);
@@ -608,6 +599,7 @@ public final class AggregateDispatcher<M>
     }
 
     private void retryLater(Lane<M> lane, Envelope<M> envelope, Throwable error) {
+        lane.settleFinished(); // the retry continues the lane on another thread
         Duration backoff = settings.retryPolicy().backoff(envelope.attempts);
         log.debug("{} retrying {} in {} after: {}", this, envelope.exchange.aggregateId(), backoff, error.toString());
         try {
@@ -617,10 +609,12 @@ public final class AggregateDispatcher<M>
         }
     }
 
-    /** The current envelope is done: true if the lane has another, which its owner (the caller) must run. */
+    /**
+     * The current envelope is done, outside a drain: true if the lane has another, which the caller must hand to a
+     * worker (the count is settled for that hand-off).
+     */
     private boolean advance(Lane<M> lane) {
-        lane.current = null;
-        if (lane.complete(1) > 0) {
+        if (lane.finishCurrent() && lane.settleFinished() > 0) {
             return true;
         }
         lanes.emptied(lane);

@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>Threads.</b> One producer, the dispatcher's intake (serial, as Reactive Streams guarantees), appends with {@link
  * #offer}. One owner at a time consumes: whoever moves {@code pending} from 0 to 1 owns the lane and must run it; the
- * owner keeps it, across threads and asynchronous handler ends, until its {@link #complete()} brings {@code pending}
+ * owner keeps it, across threads and asynchronous handler ends, until its {@link #settleFinished()} brings {@code pending}
  * back to 0. So exactly one envelope of a lane is handled at a time, in arrival order, without a lock.
  *
  * <p><b>Retirement.</b> A keyed lane leaves its registry when it empties: its owner moves {@code pending} from 0 to
@@ -53,6 +53,12 @@ final class Lane<M> extends LaneNode implements Runnable {
     @Nullable
     Envelope<M> current;
 
+    /** Owner only: envelopes counted and not finished (the current one included), as the owner last read the count. */
+    private int available;
+
+    /** Owner only: envelopes finished and not yet subtracted from the count. */
+    private int finished;
+
     Lane(Object key, LaneRunner<M> runner) {
         this.key = key;
         this.runner = runner;
@@ -91,16 +97,36 @@ final class Lane<M> extends LaneNode implements Runnable {
         return envelope;
     }
 
-    /**
-     * Owner only: {@code done} envelopes, counted before, are finished. Returns the envelopes still pending; at 0 the
-     * owner lets go. The owner may finish several envelopes it saw counted before it subtracts them, so a busy lane
-     * touches the shared count once per batch, not once per envelope.
-     */
-    int complete(int done) {
-        return (int) PENDING.getAndAdd(this, -done) - done;
+    /** Owner only, when it starts running the lane: reads what it may take without looking at the count again. */
+    void takeOver() {
+        available = depth();
     }
 
-    /** Owner only, after {@link #complete()} returned 0: retires the lane unless an offer came in meanwhile. */
+    /**
+     * Owner only: the current envelope is finished. Returns whether the lane has another one, which the owner must
+     * run; false means the owner has let go. Finished envelopes are subtracted from the shared count only when the
+     * owner runs out of the ones it saw counted, so a busy lane touches the count once per batch, not per envelope.
+     */
+    boolean finishCurrent() {
+        current = null;
+        finished++;
+        return --available > 0 || settleFinished() > 0;
+    }
+
+    /**
+     * Owner only, before anything that lets another thread continue the lane (a hand-off to a worker, a handler that
+     * may end elsewhere, a delayed retry): subtracts the finished envelopes from the count. Returns the envelopes still
+     * pending; at 0 the owner has let go.
+     */
+    int settleFinished() {
+        if (finished > 0) {
+            available = (int) PENDING.getAndAdd(this, -finished) - finished;
+            finished = 0;
+        }
+        return available;
+    }
+
+    /** Owner only, after {@link #settleFinished()} returned 0: retires the lane unless an offer came in meanwhile. */
     boolean tryRetire() {
         return PENDING.compareAndSet(this, 0, RETIRED);
     }

@@ -31,6 +31,13 @@ class PerIdOrderTest {
         assertNoViolations(strategy, 8, 2_000, 200_000);
     }
 
+    /** Few ids, so lanes are deep and owners finish many envelopes before handing off to a foreign thread. */
+    @ParameterizedTest
+    @EnumSource(LaneStrategy.class)
+    void noOrderingViolationWithDeepLanesAndForeignThreadHandOffs(LaneStrategy strategy) {
+        assertNoViolations(strategy, 8, 16, 100_000);
+    }
+
     @Tag("stress")
     @ParameterizedTest
     @EnumSource(LaneStrategy.class)
