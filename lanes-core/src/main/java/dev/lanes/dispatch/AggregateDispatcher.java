@@ -289,7 +289,9 @@ public final class AggregateDispatcher<M>
 
     /**
      * Stops at once: in-flight handlers are cancelled and queued exchanges rejected to their source with {@link
-     * Reason#FORCED}; an exchange is rejected only if its handler has not started, or was cancelled. Source and handler
+     * Reason#FORCED}, each exactly once: an exchange whose handler had not started is counted {@code REJECTED} and its
+     * handler never runs; one whose handler had started is counted {@code CANCELLED} (a subscribed handler is
+     * cancelled; one running synchronously finishes its call, and its result is ignored). Source and handler
      * cancellation run on the cleanup scheduler, so this returns promptly even if a cancel hook blocks (and inline, if
      * that scheduler refuses them). Idempotent; safe in any state; never throws.
      */
@@ -320,20 +322,30 @@ public final class AggregateDispatcher<M>
         return count;
     }
 
+    /**
+     * Rejects an envelope for a force stop, if the stop settles it first: as {@code CANCELLED} if its handler had
+     * started (a subscribed handler is cancelled; one running synchronously finishes its call, and its result is
+     * ignored), else as {@code REJECTED}.
+     */
     private boolean rejectForced(Envelope<M> envelope) {
-        boolean started = envelope.isStarted();
-        boolean done = reject(
+        int from = envelope.settle();
+        if (from < 0) {
+            return false;
+        }
+        boolean started = from == Envelope.RUNNING;
+        rejected(
                 envelope,
                 started ? Outcome.CANCELLED : Outcome.REJECTED,
                 new ExchangeRejectedException(
                         Reason.FORCED,
                         this + " was force-stopped " + (started ? "while handling " : "before handling ")
                                 + envelope.exchange.aggregateId()));
+        freeSlots(1);
         HandlerSubscriber<M> running = envelope.running;
         if (running != null) {
             runOnCleanup(running::cancel);
         }
-        return done;
+        return true;
     }
 
     private void transition(State from, State to, String action) {
@@ -546,6 +558,10 @@ public final class AggregateDispatcher<M>
         lane.settleFinished(); // the handler may end on another thread, which then continues the lane
         HandlerSubscriber<M> subscriber = new HandlerSubscriber<>(lane, envelope, this);
         envelope.running = subscriber;
+        if (!envelope.tryStart()) { // a force stop settled it meanwhile: it saw no handler to cancel, so none starts
+            envelope.running = null;
+            return Step.STOPPED;
+        }
         handling.subscribe(subscriber);
         if (!subscriber.endedWhileSubscribing()) {
             return Step.ASYNC;
@@ -585,9 +601,7 @@ public final class AggregateDispatcher<M>
     private Step conclude(Lane<M> lane, Envelope<M> envelope, @Nullable Throwable error) {
         long handlerNanos = timed ? nanoTime.getAsLong() - envelope.startedAt : 0L;
         if (error == null) {
-            handled.increment();
-            recorder.outcome(Outcome.HANDLED, handlerNanos);
-            return acknowledge(envelope);
+            return acknowledge(envelope, Outcome.HANDLED, handlerNanos);
         }
         if (settings.retryPolicy().shouldRetry(envelope.attempts, error)) {
             retried.increment();
@@ -637,9 +651,7 @@ public final class AggregateDispatcher<M>
             fail(parkingFailed);
             return settledHere ? Step.DONE : Step.STOPPED;
         }
-        parked.increment();
-        recorder.outcome(Outcome.PARKED, handlerNanos);
-        return acknowledge(envelope);
+        return acknowledge(envelope, Outcome.PARKED, handlerNanos);
     }
 
     /**
@@ -666,11 +678,16 @@ public final class AggregateDispatcher<M>
 
     // ---------------------------------------------------------------- settling
 
-    /** Settles a handled or parked envelope; its slot is freed by the lane's owner once the lane has moved on. */
-    private Step acknowledge(Envelope<M> envelope) {
+    /**
+     * Settles a handled or parked envelope and counts its outcome, unless a force stop settled it first; its slot is
+     * freed by the lane's owner once the lane has moved on.
+     */
+    private Step acknowledge(Envelope<M> envelope, Outcome outcome, long handlerNanos) {
         if (!envelope.trySettle()) {
             return Step.STOPPED;
         }
+        (outcome == Outcome.PARKED ? parked : handled).increment();
+        recorder.outcome(outcome, handlerNanos);
         try {
             envelope.exchange.acknowledge();
         } catch (Throwable error) {
@@ -696,11 +713,16 @@ public final class AggregateDispatcher<M>
         if (!envelope.trySettle()) {
             return false;
         }
+        rejected(envelope, outcome, reason);
+        return true;
+    }
+
+    /** Counts and reports an envelope this caller settled unhandled, and closes its lease. */
+    private void rejected(Envelope<M> envelope, Outcome outcome, ExchangeRejectedException reason) {
         (outcome == Outcome.CANCELLED ? cancelled : rejected).increment();
         recorder.outcome(outcome, 0);
         rejectQuietly(envelope.exchange, reason);
         envelope.lease.close();
-        return true;
     }
 
     private void rejectQuietly(MessageExchange<M> exchange, ExchangeRejectedException reason) {

@@ -17,8 +17,8 @@ import org.jspecify.annotations.Nullable;
  * threads through executor hand-offs, which order the accesses.
  */
 final class Envelope<M> extends LaneNode {
-    private static final int QUEUED = 0;
-    private static final int RUNNING = 1;
+    static final int QUEUED = 0;
+    static final int RUNNING = 1;
     private static final int SETTLED = 2;
     private static final VarHandle PHASE;
 
@@ -54,18 +54,19 @@ final class Envelope<M> extends LaneNode {
 
     /** True for exactly one caller: the one that acknowledges or rejects the exchange. */
     boolean trySettle() {
+        return settle() >= 0;
+    }
+
+    /** Settles it if no one has: the phase it was settled from ({@link #QUEUED} or {@link #RUNNING}), else -1. */
+    int settle() {
         for (; ; ) {
             int current = (int) PHASE.getVolatile(this);
             if (current == SETTLED) {
-                return false;
+                return -1;
             }
             if (PHASE.compareAndSet(this, current, SETTLED)) {
-                return true;
+                return current;
             }
         }
-    }
-
-    boolean isStarted() {
-        return (int) PHASE.getVolatile(this) != QUEUED;
     }
 }

@@ -27,6 +27,7 @@ final class Intake<M> implements CoreSubscriber<MessageExchange<M>> {
     private final AtomicInteger requesting = new AtomicInteger();
     private volatile @Nullable Subscription subscription;
     private volatile boolean started;
+    private final java.util.concurrent.atomic.AtomicBoolean opened = new java.util.concurrent.atomic.AtomicBoolean();
     private volatile boolean cancelled;
 
     /**
@@ -53,15 +54,20 @@ final class Intake<M> implements CoreSubscriber<MessageExchange<M>> {
         subscription = s;
         if (cancelled) { // cancelled while we subscribed: cancel() may have missed it
             cleanup.accept(s::cancel);
-        } else if (started) {
-            release(maxQueued, true);
+        } else {
+            openIfReady();
         }
     }
 
     /** Opens demand: the source may now deliver up to {@code maxQueued} exchanges. */
     void start() {
         started = true;
-        if (subscription != null) {
+        openIfReady();
+    }
+
+    /** Gives the source its first {@code maxQueued} credits once, when both subscribed and started (either order). */
+    private void openIfReady() {
+        if (started && subscription != null && opened.compareAndSet(false, true)) {
             release(maxQueued, true);
         }
     }
