@@ -63,7 +63,7 @@ public class LaneOfferVsComplete {
 
     public LaneOfferVsComplete() {
         lane.offer(StressExchange.envelope(1)); // returned 0: the owner actor owns the lane
-        lane.poll(); // and is handling envelope 1
+        LaneOwner.takeFirst(lane); // and is handling envelope 1
     }
 
     @Actor
@@ -77,7 +77,7 @@ public class LaneOfferVsComplete {
 
     @Actor
     public void owner() {
-        ownerPolled = LaneOwner.drain(lane, 1, 1); // envelope 1, the one counted, is finished
+        ownerPolled = LaneOwner.finishAndDrain(lane); // envelope 1, the one counted, is finished
     }
 
     @Arbiter

@@ -83,7 +83,7 @@ public class LaneOfferVsRetire {
 
     public LaneOfferVsRetire() {
         lane.offer(StressExchange.envelope(1)); // returned 0: the owner actor owns the lane
-        lane.poll(); // and is handling envelope 1
+        LaneOwner.takeFirst(lane); // and is handling envelope 1
     }
 
     @Actor
@@ -108,7 +108,7 @@ public class LaneOfferVsRetire {
 
     @Actor
     public void owner() {
-        ownerPolled = LaneOwner.drain(lane, 1, 1); // envelope 1, the one counted, is finished
+        ownerPolled = LaneOwner.finishAndDrain(lane); // envelope 1, the one counted, is finished
         ownerRetired = lane.tryRetire();
     }
 
