@@ -10,13 +10,16 @@ import reactor.core.publisher.Mono;
 public interface CommandBus {
 
     /**
-     * Sends a command; completes once the bus holds it. Fails fast with a {@link CommandBusOverloadedException} when
-     * the bus is full for that aggregate type: nothing is half-sent.
+     * Sends a command; completes once the bus holds it. Fails fast, and nothing is half-sent, with a {@link
+     * CommandBusOverloadedException} when the bus is full for that aggregate type, or with an {@link
+     * UnknownAggregateTypeException} when no receiver declared the type.
      */
     Mono<Void> send(CommandMessage command);
 
     /**
-     * The commands for one aggregate type, as exchanges whose rejection reaches the sender. One receiver per type.
+     * Declares a receiver of one aggregate type and returns its commands, as exchanges whose rejection reaches the
+     * sender. The declaration takes effect when this method returns, before the flux is subscribed. One receiver per
+     * type.
      */
     Flux<MessageExchange<CommandMessage>> receive(NamedAggregate namedAggregate);
 }

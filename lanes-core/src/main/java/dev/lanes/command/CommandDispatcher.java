@@ -4,6 +4,7 @@ import dev.lanes.api.LanesException;
 import dev.lanes.dispatch.AggregateDispatcher;
 import dev.lanes.dispatch.DispatcherMetrics;
 import dev.lanes.dispatch.LaneSettings;
+import dev.lanes.dispatch.MessageExchange;
 import dev.lanes.dispatch.ParkingLot;
 import dev.lanes.dispatch.RetryPolicy;
 import dev.lanes.event.DomainEventBus;
@@ -71,8 +72,10 @@ public final class CommandDispatcher implements GroupedComponent {
                     builder.eventBus,
                     builder.results,
                     builder.cacheCapacity);
+            // declared now, so the bus takes commands for this type from the start; subscribed at prepare
+            Flux<MessageExchange<CommandMessage>> commands = builder.commandBus.receive(definition.namedAggregate());
             dispatchers.add(AggregateDispatcher.<CommandMessage>builder(name, definition.namedAggregate())
-                    .source(Flux.defer(() -> builder.commandBus.receive(definition.namedAggregate())))
+                    .source(commands)
                     .handler(processor::handle)
                     .schedulers(schedulers)
                     .settings(builder.settings)

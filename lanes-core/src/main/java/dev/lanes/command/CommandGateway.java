@@ -9,7 +9,8 @@ import reactor.core.publisher.Mono;
  *
  * <p>The returned {@code Mono} completes at the requested {@link WaitStage}, or errors with the command's failure
  * unchanged: a handler's exception with its type and message, {@code DuplicateRequestIdException} for a request id
- * already used on that aggregate, {@link CommandBusOverloadedException} when the bus is full, {@code
+ * already used on that aggregate, {@link CommandBusOverloadedException} when the bus is full, {@link
+ * UnknownAggregateTypeException} when no dispatcher serves the aggregate's type, {@code
  * ExchangeRejectedException} when the aggregate's lane is full or the runtime is stopping.
  */
 public interface CommandGateway {

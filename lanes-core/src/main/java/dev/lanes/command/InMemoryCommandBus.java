@@ -15,8 +15,12 @@ import reactor.core.publisher.Sinks;
 
 /**
  * A bounded in-memory command bus: one route per aggregate type holding at most {@code capacityPerType} commands
- * (rounded up to a power of two, at least 8) that its dispatcher has not taken yet. A rejection by the dispatcher (lane full,
- * stopping) reaches the sender through the {@link CommandResults} it registered with.
+ * (rounded up to a power of two, at least 8) that its dispatcher has not taken yet. A rejection by the dispatcher (lane
+ * full, stopping) reaches the sender through the {@link CommandResults} it registered with.
+ *
+ * <p>A route exists once a receiver declared its type ({@link #receive}, which the command dispatcher calls when it is
+ * built): a command for any other type is refused at send with {@link UnknownAggregateTypeException}, and nothing is
+ * kept for it.
  */
 public final class InMemoryCommandBus implements CommandBus {
     private final ConcurrentHashMap<MaterializedNamedAggregate, BoundedRoute<MessageExchange<CommandMessage>>> routes =
@@ -33,7 +37,10 @@ public final class InMemoryCommandBus implements CommandBus {
     public Mono<Void> send(CommandMessage command) {
         return Mono.defer(() -> {
             MaterializedNamedAggregate type = command.aggregateId().materialize();
-            BoundedRoute<MessageExchange<CommandMessage>> route = route(type);
+            BoundedRoute<MessageExchange<CommandMessage>> route = routes.get(type);
+            if (route == null) {
+                return Mono.error(UnknownAggregateTypeException.of(toString(), type, routes.keySet()));
+            }
             LocalExchange<CommandMessage> exchange = new LocalExchange<>(
                     command, command.aggregateId(), () -> {}, reason -> results.failed(command, reason));
             Sinks.EmitResult result = route.tryOffer(exchange);
@@ -48,20 +55,18 @@ public final class InMemoryCommandBus implements CommandBus {
         });
     }
 
+    /** Declares {@code namedAggregate}: from now on the bus takes its commands and holds them for the one receiver. */
     @Override
     public Flux<MessageExchange<CommandMessage>> receive(NamedAggregate namedAggregate) {
         MaterializedNamedAggregate type = namedAggregate.materialize();
+        BoundedRoute<MessageExchange<CommandMessage>> route =
+                routes.computeIfAbsent(type, t -> new BoundedRoute<>(capacityPerType));
         // commands still held when the receiver goes away are answered, never dropped in silence
-        return route(type)
-                .flux()
+        return route.flux()
                 .doOnDiscard(
                         LocalExchange.class,
                         held -> held.reject(new IllegalStateException(this + ": the dispatcher of " + type
                                 + " stopped before taking " + held.message() + "; not processed")));
-    }
-
-    private BoundedRoute<MessageExchange<CommandMessage>> route(MaterializedNamedAggregate type) {
-        return routes.computeIfAbsent(type, t -> new BoundedRoute<>(capacityPerType));
     }
 
     @Override
