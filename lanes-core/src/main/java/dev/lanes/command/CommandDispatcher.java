@@ -58,12 +58,6 @@ public final class CommandDispatcher implements GroupedComponent {
         this.name = builder.name;
         this.schedulers = new DefaultAggregateSchedulerSupplier(name, builder.schedulerParallelism);
         this.dispatchers = new ArrayList<>();
-        ParkingLot parkingLot = parked -> {
-            builder.parkingLot.park(parked);
-            if (parked.message() instanceof CommandMessage command) {
-                builder.results.failed(command, parked.error());
-            }
-        };
         for (AggregateDefinition<?> definition : builder.definitions) {
             AggregateProcessor<?> processor = new AggregateProcessor<>(
                     definition,
@@ -72,6 +66,13 @@ public final class CommandDispatcher implements GroupedComponent {
                     builder.eventBus,
                     builder.results,
                     builder.cacheCapacity);
+            ParkingLot parkingLot = parked -> {
+                builder.parkingLot.park(parked);
+                if (parked.message() instanceof CommandMessage command) {
+                    processor.forget(command);
+                    builder.results.failed(command, parked.error());
+                }
+            };
             // declared now, so the bus takes commands for this type from the start; subscribed at prepare
             Flux<MessageExchange<CommandMessage>> commands = builder.commandBus.receive(definition.namedAggregate());
             dispatchers.add(AggregateDispatcher.<CommandMessage>builder(name, definition.namedAggregate())

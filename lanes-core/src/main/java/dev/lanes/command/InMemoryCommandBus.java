@@ -62,11 +62,15 @@ public final class InMemoryCommandBus implements CommandBus {
         BoundedRoute<MessageExchange<CommandMessage>> route =
                 routes.computeIfAbsent(type, t -> new BoundedRoute<>(capacityPerType));
         // commands still held when the receiver goes away are answered, never dropped in silence
-        return route.flux()
-                .doOnDiscard(
-                        LocalExchange.class,
-                        held -> held.reject(new IllegalStateException(this + ": the dispatcher of " + type
-                                + " stopped before taking " + held.message() + "; not processed")));
+        return route.flux().doOnDiscard(LocalExchange.class, held -> {
+            if (held.message() instanceof CommandMessage command) {
+                results.stopped(
+                        command,
+                        StageNotReachedException.Reason.STOPPED,
+                        new IllegalStateException(this + ": the dispatcher of " + type + " stopped before taking "
+                                + command + "; not processed"));
+            }
+        });
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.lanes.processing;
 
 import dev.lanes.command.CommandResults;
+import dev.lanes.command.StageNotReachedException.Reason;
 import dev.lanes.dispatch.AggregateDispatcher;
 import dev.lanes.dispatch.DispatcherMetrics;
 import dev.lanes.dispatch.LaneSettings;
@@ -19,7 +20,7 @@ import reactor.core.publisher.Mono;
 /**
  * One processor at run time: one lane engine per aggregate type it receives, on a borrowed scheduler supplier (its own
  * stop and force never release the shared schedulers). A projection reports each handled (or parked) stream to {@link
- * CommandResults}, which completes {@code PROJECTED} waits.
+ * CommandResults}, which completes {@code PROJECTED} waits, and its stop, which ends the waits it will not complete.
  */
 final class ProcessorDispatcher implements GroupedComponent {
     private final EventProcessor processor;
@@ -79,6 +80,28 @@ final class ProcessorDispatcher implements GroupedComponent {
     @Override
     public ComponentGroup lifecycle() {
         return group;
+    }
+
+    /** Once drained, a projection's remaining {@code PROJECTED} waits end: it will handle nothing more. */
+    @Override
+    public Mono<Void> stopGracefully() {
+        return group.stopGracefully().doFinally(signal -> projectionStopped(Reason.STOPPED));
+    }
+
+    /** A projection's {@code PROJECTED} waits on streams it will not handle end at once, as forced. */
+    @Override
+    public void forceStop() {
+        try {
+            group.forceStop();
+        } finally {
+            projectionStopped(Reason.FORCED);
+        }
+    }
+
+    private void projectionStopped(Reason reason) {
+        if (results != null && processor.kind() == ProcessorKind.PROJECTION) {
+            results.projectionStopped(processor.name(), reason);
+        }
     }
 
     @Override

@@ -8,7 +8,6 @@ import dev.lanes.command.CommandBusOverloadedException;
 import dev.lanes.command.CommandResult;
 import dev.lanes.command.WaitStage;
 import dev.lanes.event.InMemoryDomainEventBus;
-import dev.lanes.eventsourcing.DuplicateRequestIdException;
 import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.eventsourcing.InMemoryEventStore;
 import dev.lanes.messaging.CommandMessage;
@@ -19,6 +18,7 @@ import dev.lanes.test.bank.AccountCommand.Withdraw;
 import dev.lanes.test.bank.Bank;
 import dev.lanes.test.bank.BankRuleViolation;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
@@ -93,29 +93,32 @@ class CommandFailureTest {
     }
 
     @Test
-    void aDuplicateRequestIdIsRejectedWhetherProcessedOrStillInFlight() {
+    void aRequestIdAlreadyStoredOrInFlightIsAnsweredWithWhatItStoredAndAppliedOnce() {
         InMemoryEventStore store = new InMemoryEventStore();
         try (BankInstance bank = new BankInstance("Bank", store).start()) {
             AggregateId id = Bank.account("dup");
             bank.gateway.send(id, new OpenAccount("di"), WaitStage.PROCESSED).block(TIMEOUT);
             CommandMessage deposit = CommandMessage.of(id, new Deposit(3), "request-1");
-            bank.gateway.send(deposit, WaitStage.PROCESSED).block(TIMEOUT);
+            CommandResult first =
+                    bank.gateway.send(deposit, WaitStage.PROCESSED).block(TIMEOUT);
 
-            assertThatThrownBy(() -> bank.gateway
-                            .send(CommandMessage.of(id, new Deposit(3), "request-1"), WaitStage.PROCESSED)
-                            .block(TIMEOUT))
-                    .isInstanceOf(DuplicateRequestIdException.class)
-                    .hasMessage("Duplicate request id 'request-1' on bank.account/dup");
-
-            long failures = Flux.range(0, 20)
-                    .flatMap(i -> bank.gateway
-                            .send(CommandMessage.of(id, new Deposit(1), "request-2"), WaitStage.PROCESSED)
-                            .map(r -> 0L)
-                            .onErrorResume(DuplicateRequestIdException.class, e -> Mono.just(1L)))
-                    .reduce(0L, Long::sum)
+            CommandResult again = bank.gateway
+                    .send(CommandMessage.of(id, new Deposit(3), "request-1"), WaitStage.PROCESSED)
                     .block(TIMEOUT);
-            assertThat(failures).isEqualTo(19);
+            assertThat(again.version()).isEqualTo(first.version()).isEqualTo(2);
+            assertThat(again.commandId()).as("the command that stored it").isEqualTo(deposit.messageId());
+
+            List<CommandResult> concurrent = Flux.range(0, 20)
+                    .flatMap(i ->
+                            bank.gateway.send(CommandMessage.of(id, new Deposit(1), "request-2"), WaitStage.PROCESSED))
+                    .collectList()
+                    .block(TIMEOUT);
+            assertThat(concurrent)
+                    .hasSize(20)
+                    .extracting(CommandResult::version)
+                    .containsOnly(3);
             assertThat(store.load(id, 1).count().block(TIMEOUT)).isEqualTo(3);
+            assertThat(bank.results.inFlight()).isZero();
         }
     }
 
