@@ -3,6 +3,7 @@ package dev.lanes.command;
 import dev.lanes.api.NamedAggregate;
 import dev.lanes.dispatch.MessageExchange;
 import dev.lanes.messaging.CommandMessage;
+import dev.lanes.messaging.IntakeGate;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -22,4 +23,13 @@ public interface CommandBus {
      * type.
      */
     Flux<MessageExchange<CommandMessage>> receive(NamedAggregate namedAggregate);
+
+    /**
+     * As {@link #receive(NamedAggregate)}, pacing new commands by {@code gate}: while it is closed the receiver gets no
+     * new commands (they wait in the bus, under its bound), while follow-ups ({@link CommandMessage#isFollowUp()})
+     * still flow. The default ignores the gate: a bus that holds no commands in memory needs no pacing here.
+     */
+    default Flux<MessageExchange<CommandMessage>> receive(NamedAggregate namedAggregate, IntakeGate gate) {
+        return receive(namedAggregate);
+    }
 }

@@ -30,6 +30,10 @@ import reactor.core.publisher.Flux;
  * the {@link DomainEventBus} (only after the append succeeded) -> report to {@link CommandResults}. A version conflict
  * (another instance wrote first) evicts the cached state and is retried by the lane's retry policy; a command whose
  * retries are exhausted is parked and its sender gets the last error.
+ *
+ * <p>Flow control: a lane never waits for the event side (publishing does not wait for a consumer group). Instead,
+ * new commands of a type are taken from the bus only while the event bus's intake gate of that type is open; a saga's
+ * follow-up commands are always taken.
  */
 public final class CommandDispatcher implements GroupedComponent {
     /**
@@ -74,7 +78,8 @@ public final class CommandDispatcher implements GroupedComponent {
                 }
             };
             // declared now, so the bus takes commands for this type from the start; subscribed at prepare
-            Flux<MessageExchange<CommandMessage>> commands = builder.commandBus.receive(definition.namedAggregate());
+            Flux<MessageExchange<CommandMessage>> commands = builder.commandBus.receive(
+                    definition.namedAggregate(), builder.eventBus.intakeGate(definition.namedAggregate()));
             dispatchers.add(AggregateDispatcher.<CommandMessage>builder(name, definition.namedAggregate())
                     .source(commands)
                     .handler(processor::handle)
