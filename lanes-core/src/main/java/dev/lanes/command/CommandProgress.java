@@ -4,16 +4,13 @@ import java.util.List;
 
 /**
  * What the command dispatcher reports about one command while its lane handles it, so that a sender is never told
- * something the store contradicts. Called from the command's lane only, in this order: {@link #handling}, then for an
- * append {@link #beginAppend} followed by {@link #stored} or {@link #appendFailed}.
+ * something the store contradicts. Obtained when the lane begins handling the command ({@link CommandResults#handling}); then,
+ * from that lane only, for each append {@link #beginAppend} followed by {@link #stored} or {@link #appendFailed}.
  */
 interface CommandProgress {
 
     /** For a command no sender waits for on this instance. */
     CommandProgress UNTRACKED = new CommandProgress() {
-        @Override
-        public void handling() {}
-
         @Override
         public boolean beginAppend() {
             return true;
@@ -25,9 +22,6 @@ interface CommandProgress {
         @Override
         public void stored(int version, List<Object> events) {}
     };
-
-    /** The handler began (again, on a retry). */
-    void handling();
 
     /**
      * The append is about to be sent to the store. {@code false} when a stop already told the sender that nothing is

@@ -99,23 +99,18 @@ public final class CommandResults {
         return tracked;
     }
 
-    /** The bus accepted the command: a sender waiting for {@code SENT} is done. */
-    void sent(CommandMessage command) {
-        TrackedCommand tracked = byCommandId.get(command.messageId());
-        if (tracked != null) {
-            apply(tracked, tracked.sent());
-        }
-    }
-
     // ---------------------------------------------------------------- the command dispatcher
 
-    /** The command's lane began handling it; what the lane reports through the returned progress shapes the answer. */
+    /**
+     * The command's lane began handling it: a sender waiting for {@code SENT} is done (load can no longer refuse it).
+     * What the lane reports through the returned progress shapes the answers that follow.
+     */
     CommandProgress handling(CommandMessage command) {
         TrackedCommand tracked = byCommandId.get(command.messageId());
         if (tracked == null) {
             return CommandProgress.UNTRACKED;
         }
-        tracked.handling();
+        apply(tracked, tracked.taken());
         return tracked;
     }
 

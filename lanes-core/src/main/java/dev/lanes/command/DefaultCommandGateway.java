@@ -52,12 +52,11 @@ public final class DefaultCommandGateway implements CommandGateway {
                     .onErrorMap(
                             TimeoutException.class,
                             late -> new StageNotReachedException(
-                                    command, Reason.TIMED_OUT, waitStage, WaitStage.SENT, Storage.UNKNOWN, null, late))
+                                    command, Reason.TIMED_OUT, waitStage, null, Storage.UNKNOWN, null, late))
                     .then(Mono.defer(() -> send(command, waitStage, timeout)));
         }
         return commandBus
                 .send(command)
-                .doOnSuccess(sent -> results.sent(command))
                 .onErrorResume(error -> {
                     results.failed(command, error);
                     return Mono.empty();

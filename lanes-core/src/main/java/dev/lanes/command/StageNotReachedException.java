@@ -44,7 +44,7 @@ public final class StageNotReachedException extends RecoverableException {
 
     private final Reason reason;
     private final WaitStage requested;
-    private final WaitStage reached;
+    private final @Nullable WaitStage reached;
     private final Storage storage;
     private final transient @Nullable CommandResult stored;
 
@@ -52,7 +52,7 @@ public final class StageNotReachedException extends RecoverableException {
             CommandMessage command,
             Reason reason,
             WaitStage requested,
-            WaitStage reached,
+            @Nullable WaitStage reached,
             Storage storage,
             @Nullable CommandResult stored,
             @Nullable Throwable cause) {
@@ -76,8 +76,11 @@ public final class StageNotReachedException extends RecoverableException {
         return requested;
     }
 
-    /** The last stage the command reached: {@code SENT}, or {@code PROCESSED} when its events are stored. */
-    public WaitStage reached() {
+    /**
+     * The last stage the command reached: {@code PROCESSED} when its events are stored, {@code SENT} when its lane had
+     * taken it, {@code null} when it still waited in the bus.
+     */
+    public @Nullable WaitStage reached() {
         return reached;
     }
 
@@ -94,7 +97,7 @@ public final class StageNotReachedException extends RecoverableException {
             CommandMessage command,
             Reason reason,
             WaitStage requested,
-            WaitStage reached,
+            @Nullable WaitStage reached,
             Storage storage,
             @Nullable CommandResult stored) {
         String why = switch (reason) {
@@ -113,6 +116,7 @@ public final class StageNotReachedException extends RecoverableException {
                 "whether it is stored cannot be known here; send it again with the same request"
                         + " id to learn its outcome";
         };
-        return command + " did not reach " + requested + ": " + why + " after it reached " + reached + "; " + what;
+        String where = reached == null ? " while it waited in the bus" : " after it reached " + reached;
+        return command + " did not reach " + requested + ": " + why + where + "; " + what;
     }
 }

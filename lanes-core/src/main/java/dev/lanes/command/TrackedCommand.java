@@ -21,7 +21,7 @@ final class TrackedCommand implements CommandProgress {
 
     /** How far the command got, as far as this instance knows. */
     private enum Progress {
-        SENT,
+        QUEUED,
         HANDLING,
         APPENDING,
         STORED
@@ -37,7 +37,7 @@ final class TrackedCommand implements CommandProgress {
     private final Sinks.One<CommandResult> outcome = Sinks.one();
     private final Sinks.Empty<Void> ended = Sinks.empty();
     private final Set<String> projectedBy = new HashSet<>();
-    private Progress progress = Progress.SENT;
+    private Progress progress = Progress.QUEUED;
     private boolean answered;
     private boolean done;
     private boolean appendRefused;
@@ -86,13 +86,6 @@ final class TrackedCommand implements CommandProgress {
     // ---------------------------------------------------------------- progress (the command's lane)
 
     @Override
-    public synchronized void handling() {
-        if (progress == Progress.SENT) {
-            progress = Progress.HANDLING;
-        }
-    }
-
-    @Override
     public synchronized boolean beginAppend() {
         if (appendRefused) {
             return false;
@@ -116,7 +109,11 @@ final class TrackedCommand implements CommandProgress {
 
     // ---------------------------------------------------------------- decisions
 
-    synchronized Step sent() {
+    /** The lane began handling the command: a {@code SENT} wait is done. */
+    synchronized Step taken() {
+        if (progress == Progress.QUEUED) {
+            progress = Progress.HANDLING;
+        }
         if (done || answered || stage != WaitStage.SENT) {
             return Step.NONE;
         }
@@ -196,9 +193,9 @@ final class TrackedCommand implements CommandProgress {
                         ? end(notReached(reason, WaitStage.PROCESSED, Storage.STORED, cause))
                         : end(value(java.util.Objects.requireNonNull(storedResult, "storedResult")));
             case APPENDING -> end(notReached(reason, WaitStage.SENT, Storage.UNKNOWN, cause));
-            case SENT, HANDLING -> {
+            case QUEUED, HANDLING -> {
                 appendRefused = true; // the sender hears "not stored": the lane, if it still runs, must not append
-                yield end(notReached(reason, WaitStage.SENT, Storage.NOT_STORED, cause));
+                yield end(notReached(reason, reached(), Storage.NOT_STORED, cause));
             }
         };
     }
@@ -213,7 +210,7 @@ final class TrackedCommand implements CommandProgress {
                     ? end(notReached(Reason.TIMED_OUT, WaitStage.PROCESSED, Storage.STORED, null))
                     : end(value(storedResult));
         }
-        return end(notReached(Reason.TIMED_OUT, WaitStage.SENT, Storage.UNKNOWN, null));
+        return end(notReached(Reason.TIMED_OUT, reached(), Storage.UNKNOWN, null));
     }
 
     // ---------------------------------------------------------------- answers
@@ -240,8 +237,17 @@ final class TrackedCommand implements CommandProgress {
         return () -> outcome.tryEmitError(error);
     }
 
+    /** The stage the command reached as far as its sender is concerned; {@code null} while it waits in the bus. */
+    private @Nullable WaitStage reached() {
+        return switch (progress) {
+            case QUEUED -> null;
+            case HANDLING, APPENDING -> WaitStage.SENT;
+            case STORED -> WaitStage.PROCESSED;
+        };
+    }
+
     private @Nullable Runnable notReached(
-            Reason reason, WaitStage reached, Storage storage, @Nullable Throwable cause) {
+            Reason reason, @Nullable WaitStage reached, Storage storage, @Nullable Throwable cause) {
         CommandResult stored = storage == Storage.STORED ? storedResult : null;
         return error(new StageNotReachedException(command, reason, stage, reached, storage, stored, cause));
     }

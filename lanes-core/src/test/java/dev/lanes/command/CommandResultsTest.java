@@ -59,7 +59,7 @@ class CommandResultsTest {
 
             StageNotReachedException ended = notReached(outcome);
             assertThat(ended.reason()).isEqualTo(Reason.TIMED_OUT);
-            assertThat(ended.reached()).isEqualTo(WaitStage.SENT);
+            assertThat(ended.reached()).as("still in the bus").isNull();
             assertThat(ended.storage()).isEqualTo(Storage.UNKNOWN);
             assertThat(ended).hasMessageContaining("same request id");
             assertThat(results.inFlight()).isZero();
@@ -82,10 +82,11 @@ class CommandResultsTest {
         }
 
         @Test
-        void aSentWaitIsAnsweredAtSendAndItsEntryIsForgottenAtTheTimeoutWithoutASecondAnswer() {
+        void aSentWaitIsAnsweredWhenTheLaneTakesTheCommandAndForgottenAtTheTimeoutWithoutASecondAnswer() {
             CommandMessage command = command("r1");
             CompletableFuture<CommandResult> outcome = track(command, WaitStage.SENT);
-            results.sent(command);
+            assertThat(outcome).as("held by the bus only").isNotDone();
+            results.handling(command);
             assertThat(outcome).isCompletedWithValueMatching(result -> result.stage() == WaitStage.SENT);
             assertThat(results.inFlight())
                     .as("kept while in flight, for idempotency")

@@ -130,7 +130,7 @@ class CommandFailureTest {
         bank.dispatcher.prepare(dev.lanes.runtime.RuntimeContext.standalone()).block(TIMEOUT);
         AggregateId id = Bank.account("busy");
         for (int i = 0; i < 8 + 1; i++) {
-            bank.gateway.send(id, new Deposit(1), WaitStage.SENT).block(TIMEOUT);
+            bank.gateway.send(id, new Deposit(1), WaitStage.SENT).subscribe(result -> {}, error -> {});
         }
 
         CommandMessage overflow = CommandMessage.of(id, new OpenAccount("late"), "overflow-1");

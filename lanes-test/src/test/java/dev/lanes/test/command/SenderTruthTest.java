@@ -4,12 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lanes.api.AggregateId;
 import dev.lanes.api.NamedAggregate;
+import dev.lanes.command.CommandDispatcher;
 import dev.lanes.command.CommandResult;
 import dev.lanes.command.StageNotReachedException;
 import dev.lanes.command.WaitStage;
+import dev.lanes.dispatch.ExchangeRejectedException;
+import dev.lanes.dispatch.LaneStrategy;
 import dev.lanes.dispatch.MessageExchange;
 import dev.lanes.event.DomainEventBus;
 import dev.lanes.event.InMemoryDomainEventBus;
+import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.eventsourcing.InMemoryEventStore;
 import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEventStream;
@@ -19,11 +23,13 @@ import dev.lanes.test.bank.Bank;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.reactivestreams.Subscription;
 import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 import reactor.test.StepVerifier;
 
 /** What a sender is told is the truth about the store: stored commands are never answered as rejected. */
@@ -129,6 +135,75 @@ class SenderTruthTest {
             }
         });
         assertThat(bank.results.inFlight()).isZero();
+    }
+
+    @Test
+    void aSentWaitIsAnsweredOnlyOnceTheLaneTookTheCommandNotWhenAFullLaneHandsItBack() {
+        HeldStore store = new HeldStore(new InMemoryEventStore());
+        BankInstance bank = new BankInstance(
+                "Bank",
+                store,
+                4096,
+                new InMemoryDomainEventBus(64),
+                b -> b.settings(CommandDispatcher.DEFAULT_SETTINGS
+                        .withStrategy(LaneStrategy.KEYED)
+                        .withBounds(1, 16)));
+        bank.dispatcher.prepare(dev.lanes.runtime.RuntimeContext.standalone()).block(TIMEOUT);
+        AggregateId id = Bank.account("busy");
+        store.hold.set(true);
+        Mono<CommandResult> first =
+                bank.gateway.send(id, new OpenAccount("first"), WaitStage.SENT).cache();
+        Mono<CommandResult> second =
+                bank.gateway.send(id, new Deposit(5), WaitStage.SENT).cache();
+        first.subscribe(result -> {}, error -> {});
+        second.subscribe(result -> {}, error -> {});
+
+        // both wait in the bus; once started, the lane (bound 1) takes the first, whose append is held
+        bank.dispatcher.start();
+
+        StepVerifier.create(first)
+                .assertNext(result -> assertThat(result.stage()).isEqualTo(WaitStage.SENT))
+                .expectComplete()
+                .verify(TIMEOUT);
+        StepVerifier.create(second)
+                .expectErrorSatisfies(error -> assertThat(error)
+                        .isInstanceOf(ExchangeRejectedException.class)
+                        .satisfies(rejected -> assertThat(((ExchangeRejectedException) rejected).reason())
+                                .isEqualTo(ExchangeRejectedException.Reason.LANE_FULL)))
+                .verify(TIMEOUT);
+        store.release();
+        bank.close();
+    }
+
+    /** Holds appends while {@code hold} is set, until released. */
+    private static final class HeldStore implements EventStore {
+        final AtomicBoolean hold = new AtomicBoolean();
+        private final Sinks.Empty<Void> released = Sinks.empty();
+        private final EventStore delegate;
+
+        HeldStore(EventStore delegate) {
+            this.delegate = delegate;
+        }
+
+        void release() {
+            released.tryEmitEmpty();
+        }
+
+        @Override
+        public Mono<Void> append(DomainEventStream stream) {
+            return Mono.defer(
+                    () -> hold.get() ? released.asMono().then(delegate.append(stream)) : delegate.append(stream));
+        }
+
+        @Override
+        public Flux<DomainEventStream> load(AggregateId aggregateId, int fromVersion, int toVersion) {
+            return delegate.load(aggregateId, fromVersion, toVersion);
+        }
+
+        @Override
+        public Mono<Boolean> hasRequestId(AggregateId aggregateId, String requestId) {
+            return delegate.hasRequestId(aggregateId, requestId);
+        }
     }
 
     /** A bus whose publish never completes, as when a consumer group of a bounded bus is full for good. */
