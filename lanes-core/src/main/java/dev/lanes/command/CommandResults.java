@@ -124,12 +124,16 @@ public final class CommandResults {
 
     /**
      * The command failed, was rejected or parked: its sender gets {@code error} unchanged, unless its events are stored
-     * (then the stored result), or {@code error} is a dispatcher's rejection because it stopped (then the stop, see
-     * {@link #stopped}).
+     * (then the stored result), or {@code error} says that its receiver stopped (a dispatcher's rejection because it
+     * stopped, or a bus that no longer takes new commands: then the stop, see {@link #stopped}).
      */
     public void failed(CommandMessage command, Throwable error) {
         if (error instanceof ExchangeRejectedException rejected && stopReason(rejected) != null) {
             stopped(command, Objects.requireNonNull(stopReason(rejected)), error);
+            return;
+        }
+        if (error instanceof ReceiverStoppedException) {
+            stopped(command, Reason.STOPPED, error);
             return;
         }
         TrackedCommand tracked = byCommandId.get(command.messageId());

@@ -72,12 +72,12 @@ public final class InMemoryCommandBus implements CommandBus {
                 return Mono.error(new CommandBusOverloadedException(
                         toString(), type, declared.commands().capacity()));
             }
-            return gone(type, command, result.toString());
+            return gone(type, command, "it stopped taking new commands");
         });
     }
 
     private Mono<Void> gone(MaterializedNamedAggregate type, CommandMessage command, String why) {
-        return Mono.error(new IllegalStateException(this + " does not take " + command + ": the receiver of " + type
+        return Mono.error(new ReceiverStoppedException(this + " does not take " + command + ": the receiver of " + type
                 + " is stopping (" + why + "); nothing was sent"));
     }
 

@@ -10,7 +10,7 @@ import reactor.core.publisher.FluxOperator;
 import reactor.core.publisher.Operators;
 import reactor.util.context.Context;
 
-/** {@link IntakeGate#admit}: relays demand while the gate is open, a window at a time. */
+/** {@link IntakeGate#admit}: relays demand while the gate is open, a window at a time; cancels the source once shut. */
 final class GatedFlux<T> extends FluxOperator<T, T> {
     private final IntakeGate gate;
 
@@ -113,6 +113,11 @@ final class GatedFlux<T> extends FluxOperator<T, T> {
 
         private void relay() {
             Subscription subscription = upstream;
+            if (subscription != null && !cancelled && gate.isShut()) {
+                // no completion downstream (it could race an onNext): the source stops, what it holds is discarded
+                cancel();
+                return;
+            }
             while (subscription != null && !cancelled && gate.isOpen()) {
                 long wanted = requested.get();
                 int ahead = outstanding.get();

@@ -62,6 +62,49 @@ class FlowControlPrimitivesTest {
         }
 
         @Test
+        void aShutGateCancelsItsSourceWhoseHeldValuesAreDiscarded() {
+            IntakeGate gate = new IntakeGate("test");
+            List<Integer> discarded = new CopyOnWriteArrayList<>();
+            BacklogRoute<Integer> route = new BacklogRoute<>(null, discarded::add);
+            List<Integer> received = new CopyOnWriteArrayList<>();
+            gate.hold();
+            gate.admit(route.flux()).subscribe(received::add);
+            route.offer(1);
+            route.offer(2);
+
+            gate.shut();
+
+            assertThat(received).isEmpty();
+            assertThat(discarded).containsExactly(1, 2);
+            assertThat(route.offer(3)).as("its source is gone").isFalse();
+            assertThat(gate.isShut()).isTrue();
+            assertThat(gate.isOpen()).isFalse();
+        }
+
+        @Test
+        void aGateMadeWithAndIsOpenWhileBothAreAndWakesWhenTheLastOfThemOpens() {
+            IntakeGate events = new IntakeGate("events");
+            IntakeGate front = new IntakeGate("front");
+            IntakeGate both = events.and(front);
+            List<Integer> received = new CopyOnWriteArrayList<>();
+            events.hold();
+            front.hold();
+            both.admit(Flux.range(0, 10)).subscribe(received::add);
+
+            events.release();
+            assertThat(both.isOpen()).isFalse();
+            assertThat(received).isEmpty();
+            front.release();
+
+            assertThat(received).hasSize(10);
+            front.shut();
+            assertThat(both.isShut()).isTrue();
+            assertThat(events.isShut())
+                    .as("shutting a part shuts the composite, not the other part")
+                    .isFalse();
+        }
+
+        @Test
         void discardHooksOfTheSubscriberReachTheSource() {
             IntakeGate gate = new IntakeGate("test");
             List<Object> discarded = new CopyOnWriteArrayList<>();

@@ -1,11 +1,18 @@
 package dev.lanes.test.events;
 
+import static dev.lanes.runtime.LanesRuntime.State.STOPPED;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.lanes.command.CommandResult;
 import dev.lanes.command.StageNotReachedException;
 import dev.lanes.command.WaitStage;
+import dev.lanes.dispatch.MessageExchange;
+import dev.lanes.event.InMemoryDomainEventBus;
 import dev.lanes.eventsourcing.InMemoryEventStore;
+import dev.lanes.messaging.CommandMessage;
+import dev.lanes.messaging.DomainEventStream;
+import dev.lanes.messaging.IntakeGate;
 import dev.lanes.processing.EventProcessor;
 import dev.lanes.processing.ProcessorKind;
 import dev.lanes.runtime.ShutdownReport;
@@ -15,7 +22,11 @@ import dev.lanes.test.bank.AccountEvent.Deposited;
 import dev.lanes.test.bank.Bank;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.Test;
+import org.reactivestreams.Subscription;
+import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 
@@ -57,6 +68,68 @@ class StopAnswersTest {
                     assertThat(notReached.stored().version()).isEqualTo(2);
                 })
                 .verify(Duration.ofSeconds(5));
+        assertThat(bank.results.inFlight()).isZero();
+    }
+
+    @Test
+    void aGracefulStopAnswersTheCommandsStillWaitingInTheBusAtOnceAsStoppedAndProcessesTheOthers() {
+        BankApp bank = new BankApp(
+                        new InMemoryEventStore(),
+                        8,
+                        Duration.ofSeconds(30),
+                        Duration.ofSeconds(2),
+                        List.of(),
+                        events -> events)
+                .start();
+        // a consumer group that takes nothing: past 8 streams the bus pauses new commands of its type
+        ((InMemoryDomainEventBus) bank.eventBus)
+                .receive("Stuck", Bank.ACCOUNT)
+                .subscribe(new BaseSubscriber<MessageExchange<DomainEventStream>>() {
+                    @Override
+                    protected void hookOnSubscribe(Subscription subscription) {}
+                });
+        IntakeGate gate = bank.eventBus.intakeGate(Bank.ACCOUNT);
+        bank.gateway
+                .send(Bank.account("w"), new OpenAccount("wes"), WaitStage.PROCESSED)
+                .block(TIMEOUT);
+        while (gate.isOpen()) {
+            bank.gateway
+                    .send(Bank.account("w"), new Deposit(1), WaitStage.PROCESSED)
+                    .block(TIMEOUT);
+        }
+        Map<String, Object> answers = new ConcurrentHashMap<>();
+        for (int i = 0; i < 50; i++) {
+            String requestId = "deposit-" + i;
+            bank.gateway
+                    .send(CommandMessage.of(Bank.account("w"), new Deposit(1), requestId), WaitStage.PROCESSED)
+                    .subscribe(result -> answers.put(requestId, result), error -> answers.put(requestId, error));
+        }
+        await().during(Duration.ofMillis(200))
+                .atMost(Duration.ofSeconds(1))
+                .until(() -> answers.size() <= 1); // one may have been in hand-over when the gate closed
+
+        Mono<ShutdownReport> shutdown = bank.runtime.shutdown().cache();
+        shutdown.subscribe();
+
+        await().atMost(Duration.ofSeconds(1)).until(() -> answers.size() == 50);
+        assertThat(bank.runtime.state())
+                .as("answered before the quiet period ended")
+                .isNotEqualTo(STOPPED);
+        ShutdownReport report = shutdown.block(TIMEOUT);
+        assertThat(report.graceful()).as(report.toString()).isTrue();
+        answers.forEach((requestId, answer) -> {
+            boolean stored =
+                    bank.store.hasRequestId(Bank.account("w"), requestId).block(TIMEOUT);
+            if (answer instanceof StageNotReachedException stopped) {
+                assertThat(stopped.reason()).isEqualTo(StageNotReachedException.Reason.STOPPED);
+                assertThat(stopped.storage()).isEqualTo(StageNotReachedException.Storage.NOT_STORED);
+                assertThat(stopped.reached()).as("it waited in the bus").isNull();
+                assertThat(stored).as(requestId).isFalse();
+            } else {
+                assertThat(answer).as(requestId).isInstanceOf(CommandResult.class);
+                assertThat(stored).as(requestId).isTrue();
+            }
+        });
         assertThat(bank.results.inFlight()).isZero();
     }
 }
