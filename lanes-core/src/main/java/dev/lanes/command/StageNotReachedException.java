@@ -7,8 +7,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A sender's wait ended before the stage it asked for: the runtime stopped (gracefully or by force), the wait timed
- * out, or a projection gave up on the command's events. It is not a rejection: it says how far the command got and
- * whether its events are stored.
+ * out, the command failed after an append the store did not confirm, or a projection gave up on the command's events.
+ * It is not a rejection: it says how far the command got and whether its events are stored.
  *
  * <p>What to do: send the command again with the <em>same</em> request id. If it was stored, the gateway answers at once
  * with what it stored ({@link #storage()} {@code STORED} or {@code UNKNOWN}); if not, it is processed. A fresh request
@@ -26,7 +26,12 @@ public final class StageNotReachedException extends RecoverableException {
         /** The sender's timeout elapsed first. */
         TIMED_OUT,
         /** A projection parked the command's events after its retries; the cause is its last error. */
-        PROJECTION_FAILED
+        PROJECTION_FAILED,
+        /**
+         * The command's retries ran out after an append whose outcome the store did not confirm (a connection lost
+         * during the commit); the cause is the last error.
+         */
+        APPEND_UNCONFIRMED
     }
 
     /** What the event store holds for the command. */
@@ -105,6 +110,7 @@ public final class StageNotReachedException extends RecoverableException {
             case STOPPED -> "the runtime stopped";
             case TIMED_OUT -> "the wait timed out";
             case PROJECTION_FAILED -> "a projection gave up on its events";
+            case APPEND_UNCONFIRMED -> "it failed after an append the store did not confirm";
         };
         String what = switch (storage) {
             case NOT_STORED -> "nothing is stored; send it again with the same request id";

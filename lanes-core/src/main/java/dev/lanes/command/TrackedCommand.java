@@ -171,13 +171,19 @@ final class TrackedCommand implements CommandProgress {
         return end(notReached(Reason.PROJECTION_FAILED, WaitStage.PROCESSED, Storage.STORED, error));
     }
 
-    /** The command failed (its handler refused it, it was parked, the bus refused it). */
+    /**
+     * The command failed (its handler refused it, it was parked, the bus refused it): the error, unless its last append
+     * was not confirmed by the store (then whether it is stored is unknown).
+     */
     synchronized Step failed(Throwable error) {
         if (done) {
             return Step.NONE;
         }
         if (progress == Progress.STORED && storedResult != null) {
             return stage == WaitStage.PROJECTED ? Step.NONE : end(value(storedResult));
+        }
+        if (progress == Progress.APPENDING) {
+            return end(notReached(Reason.APPEND_UNCONFIRMED, reached(), Storage.UNKNOWN, error));
         }
         return end(error(error));
     }

@@ -141,6 +141,34 @@ class CommandResultsTest {
         }
 
         @Test
+        void aFailureAfterAnAppendTheStoreDidNotConfirmSaysUnknownAndOtherFailuresPassUnchanged() {
+            CommandMessage unconfirmed = command("r1");
+            CompletableFuture<CommandResult> unconfirmedOutcome = track(unconfirmed, WaitStage.PROCESSED);
+            CommandProgress progress = results.handling(unconfirmed);
+            progress.beginAppend();
+            progress.appendFailed(false);
+            CommandMessage refused = command("r2");
+            CompletableFuture<CommandResult> refusedOutcome = track(refused, WaitStage.PROCESSED);
+            CommandProgress conflict = results.handling(refused);
+            conflict.beginAppend();
+            conflict.appendFailed(true);
+
+            IllegalStateException lost = new IllegalStateException("connection lost");
+            results.failed(unconfirmed, lost);
+            results.failed(refused, lost);
+
+            StageNotReachedException ended = notReached(unconfirmedOutcome);
+            assertThat(ended.reason()).isEqualTo(Reason.APPEND_UNCONFIRMED);
+            assertThat(ended.storage()).isEqualTo(Storage.UNKNOWN);
+            assertThat(ended).hasCause(lost);
+            assertThat(refusedOutcome)
+                    .failsWithin(Duration.ZERO)
+                    .withThrowableThat()
+                    .havingCause()
+                    .isSameAs(lost);
+        }
+
+        @Test
         void aStopAfterTheAppendAnswersAProcessedWaitWithTheStoredResult() {
             CommandMessage command = command("r1");
             CompletableFuture<CommandResult> outcome = track(command, WaitStage.PROCESSED);

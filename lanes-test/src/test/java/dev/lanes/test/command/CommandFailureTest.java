@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.lanes.api.AggregateId;
 import dev.lanes.command.CommandBusOverloadedException;
 import dev.lanes.command.CommandResult;
+import dev.lanes.command.StageNotReachedException;
 import dev.lanes.command.WaitStage;
 import dev.lanes.event.InMemoryDomainEventBus;
 import dev.lanes.eventsourcing.EventStore;
@@ -68,17 +69,22 @@ class CommandFailureTest {
     }
 
     @Test
-    void anOutageLongerThanTheRetriesParksTheCommandAndTheCallerGetsTheStoreError() {
+    void anOutageLongerThanTheRetriesParksTheCommandAndTheCallerLearnsItsStorageIsUnknownWithTheStoreError() {
         FlakyStore store = new FlakyStore(new InMemoryEventStore());
         try (BankInstance bank = new BankInstance("Bank", store).start()) {
             AggregateId id = Bank.account("down");
             bank.gateway.send(id, new OpenAccount("cy"), WaitStage.PROCESSED).block(TIMEOUT);
             store.failNextAppends.set(100);
 
+            // a failed append does not say whether it committed: the sender is not told "not stored"
             assertThatThrownBy(() -> bank.gateway
                             .send(id, new Deposit(5), WaitStage.PROCESSED)
                             .block(TIMEOUT))
-                    .hasMessageContaining("store unavailable");
+                    .isInstanceOfSatisfying(StageNotReachedException.class, unconfirmed -> {
+                        assertThat(unconfirmed.reason()).isEqualTo(StageNotReachedException.Reason.APPEND_UNCONFIRMED);
+                        assertThat(unconfirmed.storage()).isEqualTo(StageNotReachedException.Storage.UNKNOWN);
+                    })
+                    .hasRootCauseMessage("store unavailable");
             assertThat(bank.parkingLot.entries()).singleElement().satisfies(parked -> {
                 assertThat(parked.aggregateId()).isEqualTo(id);
                 assertThat(parked.attempts()).isEqualTo(11);
