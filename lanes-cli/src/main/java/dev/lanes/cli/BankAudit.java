@@ -109,6 +109,16 @@ final class BankAudit {
         }
     }
 
+    /** The answers of waits that a stop or a timeout ended before their stage, if any. */
+    private static String cutShort(Map<Ledger.Answer, Long> answers) {
+        long stored = answers.getOrDefault(Ledger.Answer.STORED, 0L);
+        long unknown = answers.getOrDefault(Ledger.Answer.UNKNOWN, 0L);
+        return stored + unknown == 0
+                ? ""
+                : String.format(
+                        Locale.ROOT, "; cut short: %,d stored, %,d not known (audited in the store)", stored, unknown);
+    }
+
     private void conclude(int accounts, long initialTotal, Report report) {
         long missing = 0;
         long duplicated = 0;
@@ -123,7 +133,9 @@ final class BankAudit {
             int found = stored.getOrDefault(entry.reference, 0);
             if (entry.answer == Ledger.Answer.PENDING) {
                 unanswered++;
-            } else if (entry.answer == Ledger.Answer.OK) {
+            } else if (entry.answer == Ledger.Answer.OK
+                    || entry.answer == Ledger.Answer.STORED
+                    || (entry.answer == Ledger.Answer.UNKNOWN && found > 0)) {
                 missing += found == 0 ? 1 : 0;
                 duplicated += found > 1 ? 1 : 0;
                 switch (entry.kind) {
@@ -154,12 +166,13 @@ final class BankAudit {
                 unanswered == 0 && inFlight == 0,
                 String.format(
                         Locale.ROOT,
-                        "%,d of %,d answered (ok %,d, refused by bank rules %,d, rejected %,d); %d still in flight",
+                        "%,d of %,d answered (ok %,d, refused by bank rules %,d, rejected %,d%s); %d still in flight",
                         ledger.sent() - unanswered,
                         ledger.sent(),
                         answers.get(Ledger.Answer.OK),
                         answers.get(Ledger.Answer.REFUSED),
                         answers.get(Ledger.Answer.REJECTED),
+                        cutShort(answers),
                         inFlight));
         report.check(
                 "nothing lost",

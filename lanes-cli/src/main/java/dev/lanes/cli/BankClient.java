@@ -1,6 +1,7 @@
 package dev.lanes.cli;
 
 import dev.lanes.command.CommandGateway;
+import dev.lanes.command.StageNotReachedException;
 import dev.lanes.command.WaitStage;
 import dev.lanes.modeling.CommandRejectedException;
 import dev.lanes.test.bank.AccountCommand.Deposit;
@@ -182,9 +183,24 @@ final class BankClient {
                     if (refused) {
                         timer.record(System.nanoTime() - start);
                     }
-                    ledger.answer(entry, refused ? Ledger.Answer.REFUSED : Ledger.Answer.REJECTED, error);
+                    ledger.answer(entry, answer(error, refused), error);
                     return Mono.empty();
                 });
+    }
+
+    /** A wait cut short still says whether the command is stored; anything else stored nothing. */
+    private static Ledger.Answer answer(Throwable error, boolean refused) {
+        if (refused) {
+            return Ledger.Answer.REFUSED;
+        }
+        if (error instanceof StageNotReachedException notReached) {
+            return switch (notReached.storage()) {
+                case STORED -> Ledger.Answer.STORED;
+                case UNKNOWN -> Ledger.Answer.UNKNOWN;
+                case NOT_STORED -> Ledger.Answer.REJECTED;
+            };
+        }
+        return Ledger.Answer.REJECTED;
     }
 
     private WaitStage outcomeStage() {

@@ -15,6 +15,7 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -47,7 +48,8 @@ final class BankRun {
             Duration shutdownTimeout,
             Duration sampleInterval,
             long seed,
-            StoreOptions.Stores stores) {}
+            StoreOptions.Stores stores,
+            BankWiring.EventFlow eventFlow) {}
 
     private final Settings settings;
     private final Progress progress;
@@ -59,7 +61,11 @@ final class BankRun {
         this.settings = settings;
         this.progress = progress;
         this.bank = new BankWiring(
-                settings.strategy(), settings.eventSide(), settings.shutdownTimeout(), settings.stores());
+                settings.strategy(),
+                settings.eventSide(),
+                settings.eventFlow(),
+                settings.shutdownTimeout(),
+                settings.stores());
     }
 
     static Report run(Settings settings, Progress progress) {
@@ -101,23 +107,29 @@ final class BankRun {
                         ? String.format(Locale.ROOT, "%,d commands", settings.commands())
                         : "for " + describe(Objects.requireNonNull(settings.duration()))));
         CountDownLatch clientsDone = new CountDownLatch(1);
+        AtomicInteger running = new AtomicInteger(settings.clients());
         long loadStart = System.nanoTime();
-        Flux.range(0, settings.clients())
-                .flatMap(
-                        id -> new BankClient(
-                                        id,
-                                        settings.mix(),
-                                        accounts,
-                                        settings.seed(),
-                                        bank.gateway,
-                                        ledger,
-                                        timers,
-                                        tickets,
-                                        clientThreads)
-                                .run(),
-                        settings.clients())
-                .doFinally(signal -> clientsDone.countDown())
-                .subscribe();
+        // each client on its own subscription: a flatMap over tens of thousands of clients scans them all whenever
+        // one ends
+        for (int id = 0; id < settings.clients(); id++) {
+            new BankClient(
+                            id,
+                            settings.mix(),
+                            accounts,
+                            settings.seed(),
+                            bank.gateway,
+                            ledger,
+                            timers,
+                            tickets,
+                            clientThreads)
+                    .run()
+                    .doFinally(signal -> {
+                        if (running.decrementAndGet() == 0) {
+                            clientsDone.countDown();
+                        }
+                    })
+                    .subscribe();
+        }
         awaitLoad(clientsDone, loadStart);
         tickets.stop();
         sampler.label("stopping");
@@ -201,6 +213,11 @@ final class BankRun {
                 duration == null ? "commands" : "duration",
                 duration == null ? Long.toString(settings.commands()) : describe(duration));
         report.options.put("shutdownTimeout", describe(settings.shutdownTimeout()));
+        if (settings.eventSide()) {
+            BankWiring.EventFlow flow = settings.eventFlow();
+            report.options.put("eventBusBudget", Integer.toString(flow.busBudget()));
+            report.options.put("eventLaneBounds", flow.perLane() + "/" + flow.perProcessor());
+        }
         report.options.put("seed", Long.toString(settings.seed()));
     }
 

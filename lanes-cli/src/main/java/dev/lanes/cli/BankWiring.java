@@ -44,11 +44,38 @@ final class BankWiring {
     final @Nullable CompositeEventDispatcher events;
     final LanesRuntime runtime;
 
+    /**
+     * The bounds of the event side.
+     *
+     * @param busBudget streams each consumer group's route may hold before new commands of its type pause
+     * @param perLane streams one event lane may hold before its processor pauses its intake
+     * @param perProcessor streams one processor may hold in all
+     */
+    record EventFlow(int busBudget, int perLane, int perProcessor) {
+        static final EventFlow DEFAULT = new EventFlow(4096, 1024, 16_384);
+
+        EventFlow {
+            if (busBudget <= 0 || perLane <= 0 || perProcessor < perLane) {
+                throw new IllegalArgumentException(
+                        "bad event flow bounds: " + busBudget + ", " + perLane + "/" + perProcessor);
+            }
+        }
+    }
+
     BankWiring(LaneStrategy strategy, boolean eventSide, Duration shutdownTimeout, StoreOptions.Stores stores) {
+        this(strategy, eventSide, EventFlow.DEFAULT, shutdownTimeout, stores);
+    }
+
+    BankWiring(
+            LaneStrategy strategy,
+            boolean eventSide,
+            EventFlow eventFlow,
+            Duration shutdownTimeout,
+            StoreOptions.Stores stores) {
         this.store = stores.events();
         this.snapshots = stores.snapshots();
         InMemoryCommandBus commandBus = new InMemoryCommandBus(16_384, results);
-        InMemoryDomainEventBus eventBus = new InMemoryDomainEventBus(4096);
+        InMemoryDomainEventBus eventBus = new InMemoryDomainEventBus(eventFlow.busBudget());
         this.commands = CommandDispatcher.builder(commandBus, store, eventBus, results)
                 .register(Bank.definition())
                 .snapshotStore(snapshots)
@@ -61,7 +88,9 @@ final class BankWiring {
         if (eventSide) {
             CompositeEventDispatcher eventDispatcher = CompositeEventDispatcher.builder("EventDispatcher", eventBus)
                     .commandResults(results)
-                    .settings(LaneSettings.DEFAULT.withStrategy(strategy))
+                    .settings(LaneSettings.DEFAULT
+                            .withStrategy(strategy)
+                            .withBounds(eventFlow.perLane(), eventFlow.perProcessor()))
                     .metrics(metrics)
                     .processor(balances.processor())
                     .processor(TransferSaga.processor(gateway))

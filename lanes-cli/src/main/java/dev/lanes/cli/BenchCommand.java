@@ -174,7 +174,8 @@ final class BenchCommand implements Callable<Integer> {
                 report.shutdownTimeout(DEFAULT_SHUTDOWN_TIMEOUT),
                 report.sampleInterval,
                 report.seed,
-                stores);
+                stores,
+                BankWiring.EventFlow.DEFAULT);
         return BankRun.run(settings, progress);
     }
 

@@ -55,6 +55,32 @@ final class Converters {
         }
     }
 
+    /** A per-lane and a total bound of queued messages. */
+    record LaneBounds(int perLane, int total) {
+        @Override
+        public String toString() {
+            return perLane + "/" + total;
+        }
+    }
+
+    /** Two positive integers {@code A/B} with {@code A <= B}: a per-lane and a total bound. */
+    static final class Bounds implements ITypeConverter<LaneBounds> {
+        @Override
+        public LaneBounds convert(String value) {
+            String[] parts = value.split("/", -1);
+            if (parts.length != 2) {
+                throw new TypeConversionException("must be PER_LANE/TOTAL, e.g. 1024/16384, but was '" + value + "'");
+            }
+            int perLane = new Positive().convert(parts[0]);
+            int total = new Positive().convert(parts[1]);
+            if (perLane > total) {
+                throw new TypeConversionException(
+                        "the per-lane bound must not exceed the total but was '" + value + "'");
+            }
+            return new LaneBounds(perLane, total);
+        }
+    }
+
     /** A positive duration: {@code 500ms}, {@code 10s}, {@code 1.5s}, {@code 2m}, {@code 10} (seconds) or ISO-8601. */
     static final class PositiveDuration implements ITypeConverter<Duration> {
         @Override

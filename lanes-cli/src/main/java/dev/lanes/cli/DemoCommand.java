@@ -57,6 +57,23 @@ final class DemoCommand implements Callable<Integer> {
             description = "Lanes: HASHED or KEYED (default: ${DEFAULT-VALUE}).")
     LaneStrategy strategy = LaneStrategy.KEYED;
 
+    @Option(
+            names = "--event-bus-budget",
+            defaultValue = "4096",
+            converter = Converters.Positive.class,
+            description = "Streams each event consumer group may hold before new commands of its type pause"
+                    + " (default: ${DEFAULT-VALUE}).")
+    int eventBusBudget = 4096;
+
+    @Option(
+            names = "--event-lane-bounds",
+            defaultValue = "1024/16384",
+            converter = Converters.Bounds.class,
+            paramLabel = "PER_LANE/TOTAL",
+            description = "Streams an event processor's lane, and the whole processor, may hold before it pauses"
+                    + " its intake (default: ${DEFAULT-VALUE}).")
+    Converters.LaneBounds eventLaneBounds = new Converters.LaneBounds(1024, 16_384);
+
     @Mixin
     ReportOptions report = new ReportOptions();
 
@@ -120,7 +137,8 @@ final class DemoCommand implements Callable<Integer> {
                 report.shutdownTimeout(DEFAULT_SHUTDOWN_TIMEOUT),
                 report.sampleInterval,
                 report.seed,
-                stores);
+                stores,
+                new BankWiring.EventFlow(eventBusBudget, eventLaneBounds.perLane(), eventLaneBounds.total()));
         return BankRun.run(settings, Progress.of(spec.commandLine().getOut(), report.quiet));
     }
 }

@@ -1,5 +1,6 @@
 package dev.lanes.cli;
 
+import dev.lanes.command.StageNotReachedException;
 import dev.lanes.command.WaitStage;
 import dev.lanes.dispatch.ExchangeRejectedException;
 import java.util.Collection;
@@ -31,8 +32,12 @@ final class Ledger {
         OK,
         /** A bank rule refused it (insufficient funds...): processed, nothing stored. */
         REFUSED,
-        /** Not processed: overload, lane full, runtime stopping. */
-        REJECTED
+        /** Not processed, nothing stored: overload, lane full, runtime stopping. */
+        REJECTED,
+        /** Its wait ended before its stage (a stop, a timeout), but its events are stored. */
+        STORED,
+        /** Its wait ended before its stage and whether it is stored was not known: the audit asks the store. */
+        UNKNOWN
     }
 
     /** One command; {@code answer} is written once, by the thread that got the answer. */
@@ -121,6 +126,9 @@ final class Ledger {
     }
 
     private static String describe(Throwable error) {
+        if (error instanceof StageNotReachedException notReached) {
+            return "StageNotReachedException " + notReached.reason() + " " + notReached.storage();
+        }
         Throwable cause = error;
         while (!(cause instanceof ExchangeRejectedException) && cause.getCause() != null) {
             cause = cause.getCause();

@@ -88,4 +88,36 @@ class DemoTest {
         assertThat(result.exitCode()).as(result.out() + result.err()).isZero();
         assertThat(result.out()).startsWith("Lanes demo").contains("strategy hashed");
     }
+
+    @Test
+    void anOverloadedDemoThroughATinyEventBusAndTightEventLanesStopsGracefullyWithEveryInvariant(@TempDir Path dir)
+            throws Exception {
+        Path json = dir.resolve("overload.json");
+
+        // the deadlock: a saga, an event bus of 8 per consumer group, event lanes of 4 (64 per processor)
+        Cli.Result result = Cli.run(
+                "demo",
+                "--accounts",
+                "50",
+                "--clients",
+                "2000",
+                "--duration",
+                "3s",
+                "--event-bus-budget",
+                "8",
+                "--event-lane-bounds",
+                "4/64",
+                "--json",
+                json.toString(),
+                "-q");
+
+        assertThat(result.exitCode()).as(result.out() + result.err()).isZero();
+        assertThat(result.out()).contains("Lanes runtime shutdown: graceful").contains(", 0 not settled)");
+        Map<String, Object> report = readReport(json);
+        assertStableFieldsAndAllPass(report, "demo");
+        assertThat(MiniJson.object(report.get("shutdown")).get("graceful")).isEqualTo(true);
+        assertThat(number(report, "messages"))
+                .as("the clients sent under overload")
+                .isGreaterThan(2000);
+    }
 }

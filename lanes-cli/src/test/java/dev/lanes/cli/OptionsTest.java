@@ -82,6 +82,15 @@ class OptionsTest {
     }
 
     @ParameterizedTest
+    @CsvSource({"64/4", "4", "0/64", "a/b"})
+    void badEventLaneBoundsAreNamed(String bounds) {
+        Cli.Result result = Cli.run("demo", "--event-lane-bounds", bounds);
+
+        assertThat(result.exitCode()).isEqualTo(2);
+        assertThat(result.err()).contains("'--event-lane-bounds'").contains("Usage: lanes demo");
+    }
+
+    @ParameterizedTest
     @CsvSource({"0s", "-2s", "soon", "10 parsecs"})
     void aBadDurationIsNamed(String duration) {
         Cli.Result result = Cli.run("demo", "--duration", duration);

@@ -5,13 +5,18 @@ import dev.lanes.api.NonRecoverableException;
 import dev.lanes.dispatch.MessageExchange;
 import dev.lanes.event.DomainEventBus;
 import dev.lanes.eventsourcing.AggregateLoader;
+import dev.lanes.eventsourcing.DuplicateAggregateIdException;
+import dev.lanes.eventsourcing.DuplicateRequestIdException;
 import dev.lanes.eventsourcing.EventStore;
+import dev.lanes.eventsourcing.EventVersionConflictException;
 import dev.lanes.eventsourcing.SnapshotStore;
 import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.modeling.AggregateDefinition;
 import dev.lanes.modeling.AggregateState;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
@@ -20,10 +25,15 @@ import reactor.core.publisher.Mono;
  * Handles one command inside its lane: load (cache, or latest snapshot + tail) -> decide -> evolve -> append ->
  * publish -> report.
  *
- * <p>Outcomes: a handler's exception or a non-recoverable store error (duplicate id or request) fails the command and
- * completes the lane normally, leaving the aggregate unchanged. Anything else (a version conflict, a store outage)
- * evicts the cached state and errors, so the lane's retry policy reloads and decides again, then parks. Publication
- * happens only after a successful append, and a failed publication never re-runs the command.
+ * <p>Outcomes: a handler's exception or a non-recoverable store error fails the command and completes the lane
+ * normally, leaving the aggregate unchanged. Anything else (a version conflict, a store outage) evicts the cached state
+ * and errors, so the lane's retry policy reloads and decides again, then parks. Publication happens only after a
+ * successful append, and a failed publication never re-runs the command.
+ *
+ * <p>Truth for the sender: the lane reports its progress ({@link CommandProgress}) so that a stop is answered with what
+ * the store holds. A request id the store already holds is answered with that stored stream. After an append whose
+ * outcome is unknown (the store failed without saying whether it committed), the retry first asks the store for the
+ * request id, so a commit whose acknowledgement was lost is answered (and published) instead of being decided again.
  */
 final class AggregateProcessor<S> {
     private static final Logger log = LoggerFactory.getLogger(AggregateProcessor.class);
@@ -34,6 +44,8 @@ final class AggregateProcessor<S> {
     private final DomainEventBus eventBus;
     private final CommandResults results;
     private final StateCache<S> cache;
+    /** Commands (message ids) whose last append failed without saying whether it committed; held until they end. */
+    private final Set<String> unknownAppends = ConcurrentHashMap.newKeySet();
 
     AggregateProcessor(
             AggregateDefinition<S> definition,
@@ -52,42 +64,102 @@ final class AggregateProcessor<S> {
 
     Mono<Void> handle(MessageExchange<CommandMessage> exchange) {
         CommandMessage command = exchange.message();
-        return load(command.aggregateId())
-                .flatMap(state -> decide(state, command))
+        CommandProgress progress = results.handling(command);
+        Mono<Void> handling = unknownAppends.contains(command.messageId())
+                ? storedBefore(command, progress)
+                        .switchIfEmpty(
+                                Mono.defer(() -> decide(command, progress).thenReturn(true)))
+                        .then()
+                : decide(command, progress);
+        return handling.doOnSuccess(done -> forget(command))
                 .onErrorResume(CommandFailed.class, failed -> {
+                    forget(command);
                     results.failed(command, failed.handlerError);
                     return Mono.empty();
                 })
                 .doOnError(error -> cache.evict(command.aggregateId()))
                 .onErrorResume(NonRecoverableException.class, error -> {
+                    forget(command);
                     results.failed(command, error);
                     return Mono.empty();
                 });
     }
 
-    private Mono<Void> decide(AggregateState<S> state, CommandMessage command) {
-        return definition
-                .decide(state.state(), command.command())
-                .onErrorMap(CommandFailed::new)
-                .flatMap(events -> events.isEmpty() ? unchanged(command) : append(state, command, events));
+    /** The command ended (handled, failed or parked): nothing more to remember about it. */
+    void forget(CommandMessage command) {
+        unknownAppends.remove(command.messageId());
+    }
+
+    private Mono<Void> decide(CommandMessage command, CommandProgress progress) {
+        return load(command.aggregateId())
+                .flatMap(state -> definition
+                        .decide(state.state(), command.command())
+                        .onErrorMap(CommandFailed::new)
+                        .flatMap(events ->
+                                events.isEmpty() ? unchanged(command) : append(state, command, events, progress)));
     }
 
     private Mono<Void> unchanged(CommandMessage command) {
         return Mono.fromRunnable(() -> results.processed(command, 0, List.of()));
     }
 
-    private Mono<Void> append(AggregateState<S> state, CommandMessage command, List<Object> events) {
+    private Mono<Void> append(
+            AggregateState<S> state, CommandMessage command, List<Object> events, CommandProgress progress) {
         AggregateState<S> next;
         try {
             next = definition.evolve(state, state.nextVersion(), events);
         } catch (RuntimeException applierFailed) {
             return Mono.error(new CommandFailed(applierFailed));
         }
+        if (!progress.beginAppend()) {
+            log.debug("{} not appended: its sender was told it was stopped before its append", command);
+            return Mono.empty();
+        }
         DomainEventStream stream = DomainEventStream.of(command, state.nextVersion(), events);
-        return eventStore.append(stream).then(Mono.defer(() -> {
-            cache.put(next);
-            return publish(stream).then(Mono.fromRunnable(() -> results.processed(command, next.version(), events)));
-        }));
+        Mono<Void> appended = eventStore
+                .append(stream)
+                .doOnError(error -> appendFailed(command, progress, error))
+                .then(Mono.defer(() -> {
+                    progress.stored(next.version(), events);
+                    cache.put(next);
+                    return publish(stream)
+                            .then(Mono.<Void>fromRunnable(() -> results.processed(command, next.version(), events)));
+                }));
+        return appended.onErrorResume(
+                DuplicateRequestIdException.class,
+                duplicate -> storedBefore(command, progress)
+                        .switchIfEmpty(Mono.error(duplicate))
+                        .then());
+    }
+
+    private void appendFailed(CommandMessage command, CommandProgress progress, Throwable error) {
+        boolean refused = error instanceof EventVersionConflictException
+                || error instanceof DuplicateAggregateIdException
+                || error instanceof DuplicateRequestIdException
+                || error instanceof IllegalArgumentException;
+        progress.appendFailed(refused);
+        if (!refused) {
+            unknownAppends.add(command.messageId());
+        }
+    }
+
+    /**
+     * Answers the command with the stream its request id already stored, if any (emits {@code true}). The stream of an
+     * earlier attempt of this very command (a commit whose acknowledgement was lost) is published now: nobody else
+     * did.
+     */
+    private Mono<Boolean> storedBefore(CommandMessage command, CommandProgress progress) {
+        return eventStore
+                .findByRequestId(command.aggregateId(), command.requestId())
+                .flatMap(stored -> {
+                    progress.stored(stored.version(), stored.payloads());
+                    Mono<Void> published =
+                            stored.commandId().equals(command.messageId()) ? publish(stored) : Mono.empty();
+                    return published
+                            .then(Mono.fromRunnable(
+                                    () -> results.processed(command, stored.version(), stored.payloads())))
+                            .thenReturn(true);
+                });
     }
 
     private Mono<Void> publish(DomainEventStream stream) {

@@ -4,6 +4,7 @@ import dev.lanes.api.LanesException;
 import dev.lanes.dispatch.AggregateDispatcher;
 import dev.lanes.dispatch.DispatcherMetrics;
 import dev.lanes.dispatch.LaneSettings;
+import dev.lanes.dispatch.MessageExchange;
 import dev.lanes.dispatch.ParkingLot;
 import dev.lanes.dispatch.RetryPolicy;
 import dev.lanes.event.DomainEventBus;
@@ -11,15 +12,18 @@ import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.eventsourcing.SnapshotStore;
 import dev.lanes.internal.Require;
 import dev.lanes.messaging.CommandMessage;
+import dev.lanes.messaging.IntakeGate;
 import dev.lanes.modeling.AggregateDefinition;
 import dev.lanes.runtime.ComponentGroup;
 import dev.lanes.runtime.GroupedComponent;
+import dev.lanes.runtime.RuntimeContext;
 import dev.lanes.scheduler.DefaultAggregateSchedulerSupplier;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 /**
  * The command side of one instance: one {@link AggregateDispatcher} per aggregate type, all on the schedulers of one
@@ -29,6 +33,10 @@ import reactor.core.publisher.Flux;
  * the {@link DomainEventBus} (only after the append succeeded) -> report to {@link CommandResults}. A version conflict
  * (another instance wrote first) evicts the cached state and is retried by the lane's retry policy; a command whose
  * retries are exhausted is parked and its sender gets the last error.
+ *
+ * <p>Flow control: a lane never waits for the event side (publishing does not wait for a consumer group). Instead,
+ * new commands of a type are taken from the bus only while the event bus's intake gate of that type is open, and not
+ * at all once the runtime began to stop; a saga's follow-up commands are always taken.
  */
 public final class CommandDispatcher implements GroupedComponent {
     /**
@@ -51,18 +59,13 @@ public final class CommandDispatcher implements GroupedComponent {
     private final String name;
     private final DefaultAggregateSchedulerSupplier schedulers;
     private final List<AggregateDispatcher<CommandMessage>> dispatchers;
+    private final List<IntakeGate> fronts = new ArrayList<>();
     private final ComponentGroup group;
 
     private CommandDispatcher(Builder builder) {
         this.name = builder.name;
         this.schedulers = new DefaultAggregateSchedulerSupplier(name, builder.schedulerParallelism);
         this.dispatchers = new ArrayList<>();
-        ParkingLot parkingLot = parked -> {
-            builder.parkingLot.park(parked);
-            if (parked.message() instanceof CommandMessage command) {
-                builder.results.failed(command, parked.error());
-            }
-        };
         for (AggregateDefinition<?> definition : builder.definitions) {
             AggregateProcessor<?> processor = new AggregateProcessor<>(
                     definition,
@@ -71,8 +74,21 @@ public final class CommandDispatcher implements GroupedComponent {
                     builder.eventBus,
                     builder.results,
                     builder.cacheCapacity);
+            ParkingLot parkingLot = parked -> {
+                builder.parkingLot.park(parked);
+                if (parked.message() instanceof CommandMessage command) {
+                    processor.forget(command);
+                    builder.results.failed(command, parked.error());
+                }
+            };
+            // declared now, so the bus takes commands for this type from the start; subscribed at prepare
+            IntakeGate front = new IntakeGate(name + "/" + definition.namedAggregate() + " new commands");
+            fronts.add(front);
+            Flux<MessageExchange<CommandMessage>> commands = builder.commandBus.receive(
+                    definition.namedAggregate(),
+                    builder.eventBus.intakeGate(definition.namedAggregate()).and(front));
             dispatchers.add(AggregateDispatcher.<CommandMessage>builder(name, definition.namedAggregate())
-                    .source(Flux.defer(() -> builder.commandBus.receive(definition.namedAggregate())))
+                    .source(commands)
                     .handler(processor::handle)
                     .schedulers(schedulers)
                     .settings(builder.settings)
@@ -93,6 +109,28 @@ public final class CommandDispatcher implements GroupedComponent {
     @Override
     public ComponentGroup lifecycle() {
         return group;
+    }
+
+    /** Also arranges that new commands stop as soon as the runtime begins to stop (see {@link #stopTakingNew}). */
+    @Override
+    public Mono<Void> prepare(RuntimeContext context) {
+        context.whenStopping(this::stopTakingNew);
+        return group.prepare(context);
+    }
+
+    @Override
+    public void quiesce() {
+        stopTakingNew();
+        group.quiesce();
+    }
+
+    /**
+     * Takes no more new commands: those still waiting in the bus are handed back (their senders are answered that
+     * they were stopped, nothing stored). Commands already taken, and follow-ups (a saga's commands, part of work in
+     * progress), are still processed. Idempotent.
+     */
+    public void stopTakingNew() {
+        fronts.forEach(IntakeGate::shut);
     }
 
     @Override

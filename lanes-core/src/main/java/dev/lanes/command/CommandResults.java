@@ -2,44 +2,166 @@ package dev.lanes.command;
 
 import dev.lanes.api.MaterializedNamedAggregate;
 import dev.lanes.api.NamedAggregate;
+import dev.lanes.command.StageNotReachedException.Reason;
+import dev.lanes.dispatch.ExchangeRejectedException;
+import dev.lanes.internal.Require;
 import dev.lanes.messaging.CommandMessage;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
-import reactor.core.publisher.Mono;
-import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 
 /**
- * Where the senders of commands on this instance wait for their outcome, and where the dispatcher reports it.
+ * Where the senders of commands on this instance wait for their outcome, and where the command dispatcher and the
+ * projections report it.
  *
- * <p>It also knows which requests are in flight, so a second command with the same request id for the same aggregate
- * is refused before it is sent. Memory is bounded by the commands in flight: an entry ends when its command was
- * processed, failed or was rejected.
+ * <p><b>Every wait ends</b>, once: with the result at the stage asked for; with the command's failure; with a {@link
+ * StageNotReachedException} when a stop, the sender's timeout or a failed projection ends it first (saying how far the
+ * command got and whether its events are stored); or with a value when a stop comes after the events were stored and
+ * the sender waited for {@code PROCESSED} at most. A command whose events are stored is never answered as rejected.
+ *
+ * <p><b>Memory</b> is bounded by the commands in flight: an entry ends when its command was processed, failed or
+ * stopped, or at its timeout (then it is forgotten even if its command is still queued somewhere).
+ *
+ * <p><b>Idempotency</b>: it also knows which requests are in flight, so a second send of a request id that is in flight
+ * waits for the first to end instead of running twice.
+ *
+ * <p>Thread-safety: any thread. Timeouts are timed on the scheduler given at construction (a {@code
+ * VirtualTimeScheduler} in tests). Answers are emitted on the thread that reports the outcome, never under a lock.
  */
 public final class CommandResults {
-    private final ConcurrentHashMap<String, Tracked> byCommandId = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<String, String> commandIdByRequest = new ConcurrentHashMap<>();
+    /** How long a sender waits when it names no timeout: 30 seconds. */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
 
+    private final Duration defaultTimeout;
+    private final Scheduler timer;
+    private final ConcurrentHashMap<String, TrackedCommand> byCommandId = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, TrackedCommand> byRequest = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<MaterializedNamedAggregate, Set<String>> projectionsByType =
             new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Reason> stoppedProjections = new ConcurrentHashMap<>();
 
-    /** One command in flight; for {@code PROJECTED} it also gathers the projections that handled its events. */
-    private static final class Tracked {
-        final CommandMessage command;
-        final WaitStage stage;
-        final Sinks.One<CommandResult> outcome = Sinks.one();
-        final Set<String> projectedBy = new HashSet<>();
+    /** Waits of {@link #DEFAULT_TIMEOUT}, timed on Reactor's parallel scheduler. */
+    public CommandResults() {
+        this(DEFAULT_TIMEOUT, Schedulers.parallel());
+    }
 
-        @Nullable
-        CommandResult processed;
+    /**
+     * @param defaultTimeout how long a sender waits when it names no timeout
+     * @param timer where timeouts are timed; never stopped by this object
+     * @throws IllegalArgumentException naming the value if {@code defaultTimeout} is not positive
+     */
+    public CommandResults(Duration defaultTimeout, Scheduler timer) {
+        this.defaultTimeout = Require.positive(defaultTimeout, "defaultTimeout");
+        this.timer = Objects.requireNonNull(timer, "timer");
+    }
 
-        Tracked(CommandMessage command, WaitStage stage) {
-            this.command = command;
-            this.stage = stage;
+    public Duration defaultTimeout() {
+        return defaultTimeout;
+    }
+
+    /** Where timeouts are timed. */
+    Scheduler timer() {
+        return timer;
+    }
+
+    /** Commands sent from here whose wait has not ended. */
+    public int inFlight() {
+        return byCommandId.size();
+    }
+
+    // ---------------------------------------------------------------- the gateway
+
+    /**
+     * Starts tracking a command that is about to be sent, or returns the entry of the same request id (same aggregate)
+     * that is already in flight: check {@link TrackedCommand#isFor}.
+     */
+    TrackedCommand track(CommandMessage command, WaitStage stage, Duration timeout) {
+        TrackedCommand tracked = new TrackedCommand(command, stage);
+        TrackedCommand existing = byRequest.putIfAbsent(requestKey(command), tracked);
+        if (existing != null) {
+            return existing;
+        }
+        byCommandId.put(command.messageId(), tracked);
+        try {
+            tracked.timeout(
+                    timer.schedule(() -> apply(tracked, tracked.timedOut()), timeout.toNanos(), TimeUnit.NANOSECONDS));
+        } catch (RuntimeException refused) {
+            apply(tracked, tracked.failed(refused));
+            throw refused;
+        }
+        return tracked;
+    }
+
+    // ---------------------------------------------------------------- the command dispatcher
+
+    /**
+     * The command's lane began handling it: a sender waiting for {@code SENT} is done (load can no longer refuse it).
+     * What the lane reports through the returned progress shapes the answers that follow.
+     */
+    CommandProgress handling(CommandMessage command) {
+        TrackedCommand tracked = byCommandId.get(command.messageId());
+        if (tracked == null) {
+            return CommandProgress.UNTRACKED;
+        }
+        apply(tracked, tracked.taken());
+        return tracked;
+    }
+
+    /** The command's events were appended and published ({@code version} 0 and no events: it changed nothing). */
+    public void processed(CommandMessage command, int version, List<Object> events) {
+        TrackedCommand tracked = byCommandId.get(command.messageId());
+        if (tracked != null) {
+            apply(tracked, tracked.processed(version, events, expectedProjections(command), stoppedProjections));
         }
     }
+
+    /**
+     * The command failed, was rejected or parked: its sender gets {@code error} unchanged, unless its events are stored
+     * (then the stored result), or {@code error} says that its receiver stopped (a dispatcher's rejection because it
+     * stopped, or a bus that no longer takes new commands: then the stop, see {@link #stopped}).
+     */
+    public void failed(CommandMessage command, Throwable error) {
+        if (error instanceof ExchangeRejectedException rejected && stopReason(rejected) != null) {
+            stopped(command, Objects.requireNonNull(stopReason(rejected)), error);
+            return;
+        }
+        if (error instanceof ReceiverStoppedException) {
+            stopped(command, Reason.STOPPED, error);
+            return;
+        }
+        TrackedCommand tracked = byCommandId.get(command.messageId());
+        if (tracked != null) {
+            apply(tracked, tracked.failed(error));
+        }
+    }
+
+    /**
+     * A stop ended the command's wait before its stage: the sender learns how far it got (see {@link
+     * StageNotReachedException}). If its lane had not begun the append, the append will not happen.
+     */
+    public void stopped(CommandMessage command, Reason reason, @Nullable Throwable cause) {
+        TrackedCommand tracked = byCommandId.get(command.messageId());
+        if (tracked != null) {
+            apply(tracked, tracked.stopped(reason, cause));
+        }
+    }
+
+    private static @Nullable Reason stopReason(ExchangeRejectedException rejected) {
+        return switch (rejected.reason()) {
+            case FORCED -> Reason.FORCED;
+            case STOPPING, ADMISSION_CLOSED -> Reason.STOPPED;
+            case LANE_FULL, UNROUTABLE, FAULT -> null;
+        };
+    }
+
+    // ---------------------------------------------------------------- projections
 
     /**
      * Declares the projections that handle the events of {@code namedAggregate}: a sender waiting for {@code
@@ -55,80 +177,29 @@ public final class CommandResults {
 
     /** A projection handled the events of command {@code commandId} (it may come before {@link #processed}). */
     public void projected(String commandId, String projection) {
-        Tracked tracked = byCommandId.get(commandId);
-        if (tracked != null && tracked.stage == WaitStage.PROJECTED) {
-            synchronized (tracked) {
-                tracked.projectedBy.add(projection);
-            }
-            completeIfProjected(tracked);
+        TrackedCommand tracked = byCommandId.get(commandId);
+        if (tracked != null) {
+            apply(tracked, tracked.projected(projection, expectedProjections(tracked.command), stoppedProjections));
         }
     }
 
-    /** A projection gave up on the events of command {@code commandId}: its {@code PROJECTED} sender gets the error. */
+    /** A projection gave up on the events of command {@code commandId}: its {@code PROJECTED} sender is told. */
     public void projectionFailed(String commandId, String projection, Throwable error) {
-        Tracked tracked = byCommandId.remove(commandId);
+        TrackedCommand tracked = byCommandId.get(commandId);
         if (tracked != null) {
-            commandIdByRequest.remove(requestKey(tracked.command), commandId);
-            tracked.outcome.tryEmitError(new IllegalStateException(
-                    "Projection " + projection + " could not handle the events of " + tracked.command, error));
+            apply(tracked, tracked.projectionFailed(error));
         }
     }
 
     /**
-     * Starts tracking a command that is about to be sent.
-     *
-     * @return its outcome at {@code stage}, or {@code null} if a command with the same request id for the same
-     *     aggregate is already in flight
+     * A projection stopped: every {@code PROJECTED} wait on it whose events it has not handled ends with a {@link
+     * StageNotReachedException} of {@code reason} (at once when the events are stored, else when they are).
      */
-    @Nullable
-    Mono<CommandResult> track(CommandMessage command, WaitStage stage) {
-        String requestKey = requestKey(command);
-        if (commandIdByRequest.putIfAbsent(requestKey, command.messageId()) != null) {
-            return null;
-        }
-        Tracked tracked = new Tracked(command, stage);
-        byCommandId.put(command.messageId(), tracked);
-        return tracked.outcome.asMono();
-    }
-
-    /** The bus accepted the command: a sender waiting for {@code SENT} is done. */
-    void sent(CommandMessage command) {
-        Tracked tracked = byCommandId.get(command.messageId());
-        if (tracked != null && tracked.stage == WaitStage.SENT) {
-            tracked.outcome.tryEmitValue(result(command, WaitStage.SENT, 0, List.of()));
-        }
-    }
-
-    /** The command's events were appended and published ({@code version} 0 and no events: it changed nothing). */
-    public void processed(CommandMessage command, int version, List<Object> events) {
-        Tracked tracked = byCommandId.get(command.messageId());
-        if (tracked == null) {
-            return;
-        }
-        commandIdByRequest.remove(requestKey(command), command.messageId());
-        if (tracked.stage != WaitStage.PROJECTED
-                || events.isEmpty()
-                || expectedProjections(command).isEmpty()) {
-            byCommandId.remove(command.messageId());
-            tracked.outcome.tryEmitValue(result(command, WaitStage.PROCESSED, version, events));
-            return;
-        }
-        synchronized (tracked) {
-            tracked.processed = result(command, WaitStage.PROJECTED, version, events);
-        }
-        completeIfProjected(tracked);
-    }
-
-    private void completeIfProjected(Tracked tracked) {
-        CommandResult done;
-        synchronized (tracked) {
-            if (tracked.processed == null || !tracked.projectedBy.containsAll(expectedProjections(tracked.command))) {
-                return;
-            }
-            done = tracked.processed;
-        }
-        if (byCommandId.remove(tracked.command.messageId(), tracked)) {
-            tracked.outcome.tryEmitValue(done);
+    public void projectionStopped(String projection, Reason reason) {
+        Objects.requireNonNull(reason, "reason");
+        stoppedProjections.putIfAbsent(Require.notBlank(projection, "projection"), reason);
+        for (TrackedCommand tracked : byCommandId.values()) {
+            apply(tracked, tracked.projectionStopped(expectedProjections(tracked.command), stoppedProjections));
         }
     }
 
@@ -136,33 +207,28 @@ public final class CommandResults {
         return projectionsByType.getOrDefault(command.aggregateId().materialize(), Set.of());
     }
 
-    /** The command failed, was rejected or parked: its sender gets {@code error} unchanged. */
-    public void failed(CommandMessage command, Throwable error) {
-        Tracked tracked = end(command);
-        if (tracked != null) {
-            tracked.outcome.tryEmitError(error);
-        }
-    }
+    // ---------------------------------------------------------------- applying decisions
 
-    /** Commands sent from here whose outcome is not known yet. */
-    public int inFlight() {
-        return byCommandId.size();
-    }
-
-    private @Nullable Tracked end(CommandMessage command) {
-        Tracked tracked = byCommandId.remove(command.messageId());
-        if (tracked != null) {
-            commandIdByRequest.remove(requestKey(command), command.messageId());
+    private void apply(TrackedCommand tracked, TrackedCommand.Step step) {
+        if (step.ends()) {
+            byCommandId.remove(tracked.command.messageId(), tracked);
+            byRequest.remove(requestKey(tracked.command), tracked);
         }
-        return tracked;
+        Runnable answer = step.answer();
+        if (answer != null) {
+            answer.run();
+        }
+        if (step.ends()) {
+            tracked.finish();
+        }
     }
 
     private static String requestKey(CommandMessage command) {
         return command.aggregateId() + "|" + command.requestId();
     }
 
-    private static CommandResult result(CommandMessage command, WaitStage stage, int version, List<Object> events) {
-        return new CommandResult(
-                command.messageId(), command.requestId(), command.aggregateId(), stage, version, events);
+    @Override
+    public String toString() {
+        return "CommandResults[in flight " + byCommandId.size() + ", default timeout " + defaultTimeout + "]";
     }
 }

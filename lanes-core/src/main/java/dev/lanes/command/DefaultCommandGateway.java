@@ -1,14 +1,20 @@
 package dev.lanes.command;
 
-import dev.lanes.eventsourcing.DuplicateRequestIdException;
+import dev.lanes.command.StageNotReachedException.Reason;
+import dev.lanes.command.StageNotReachedException.Storage;
 import dev.lanes.eventsourcing.EventStore;
+import dev.lanes.internal.Require;
 import dev.lanes.messaging.CommandMessage;
+import dev.lanes.messaging.DomainEventStream;
+import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.TimeoutException;
 import reactor.core.publisher.Mono;
 
 /**
- * Checks idempotency (in flight here, then the event store), registers the sender's wait, then sends. A command that
- * fails to send leaves nothing behind.
+ * Answers a request id the store already holds with what it stored, waits behind a send of the same request id that
+ * is in flight, else registers the sender's wait with {@link CommandResults} and sends. A command that fails to send
+ * leaves nothing behind.
  */
 public final class DefaultCommandGateway implements CommandGateway {
     private final CommandBus commandBus;
@@ -23,29 +29,54 @@ public final class DefaultCommandGateway implements CommandGateway {
 
     @Override
     public Mono<CommandResult> send(CommandMessage command, WaitStage waitStage) {
-        Objects.requireNonNull(command, "command");
-        Objects.requireNonNull(waitStage, "waitStage");
-        return eventStore
-                .hasRequestId(command.aggregateId(), command.requestId())
-                .flatMap(used -> used ? Mono.error(duplicate(command)) : track(command, waitStage));
+        return send(command, waitStage, results.defaultTimeout());
     }
 
-    private Mono<CommandResult> track(CommandMessage command, WaitStage waitStage) {
-        Mono<CommandResult> outcome = results.track(command, waitStage);
-        if (outcome == null) {
-            return Mono.error(duplicate(command));
+    @Override
+    public Mono<CommandResult> send(CommandMessage command, WaitStage waitStage, Duration timeout) {
+        Objects.requireNonNull(command, "command");
+        Objects.requireNonNull(waitStage, "waitStage");
+        Require.positive(timeout, "timeout");
+        return eventStore
+                .findByRequestId(command.aggregateId(), command.requestId())
+                .map(stored -> storedResult(command, stored))
+                .switchIfEmpty(Mono.defer(() -> track(command, waitStage, timeout)));
+    }
+
+    private Mono<CommandResult> track(CommandMessage command, WaitStage waitStage, Duration timeout) {
+        TrackedCommand tracked = results.track(command, waitStage, timeout);
+        if (!tracked.isFor(command)) {
+            // the same request is in flight: once its wait ended, the store (or a new send) answers this one
+            return tracked.ended()
+                    .timeout(timeout, results.timer())
+                    .onErrorMap(
+                            TimeoutException.class,
+                            late -> new StageNotReachedException(
+                                    command, Reason.TIMED_OUT, waitStage, null, Storage.UNKNOWN, null, late))
+                    .then(Mono.defer(() -> send(command, waitStage, timeout)));
         }
         return commandBus
                 .send(command)
-                .doOnSuccess(sent -> results.sent(command))
                 .onErrorResume(error -> {
                     results.failed(command, error);
                     return Mono.empty();
                 })
-                .then(outcome);
+                .then(tracked.outcome());
     }
 
-    private static DuplicateRequestIdException duplicate(CommandMessage command) {
-        return DuplicateRequestIdException.of(command.aggregateId(), command.requestId());
+    /** What a request id stored, as the answer to a send of it. */
+    private static CommandResult storedResult(CommandMessage command, DomainEventStream stored) {
+        return new CommandResult(
+                stored.commandId(),
+                command.requestId(),
+                command.aggregateId(),
+                WaitStage.PROCESSED,
+                stored.version(),
+                stored.payloads());
+    }
+
+    @Override
+    public String toString() {
+        return "DefaultCommandGateway[" + commandBus + ", " + eventStore + "]";
     }
 }

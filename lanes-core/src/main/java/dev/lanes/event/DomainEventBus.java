@@ -3,6 +3,7 @@ package dev.lanes.event;
 import dev.lanes.api.NamedAggregate;
 import dev.lanes.dispatch.MessageExchange;
 import dev.lanes.messaging.DomainEventStream;
+import dev.lanes.messaging.IntakeGate;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -10,12 +11,28 @@ import reactor.core.publisher.Mono;
  * Carries appended event streams to consumer groups. Each consumer group sees every stream of the aggregate types it
  * receives once, per aggregate in version order (when it is published in version order, as the command dispatcher
  * does). No order across aggregates or across groups.
+ *
+ * <p>Flow control: {@link #publish} must not wait for a consumer group to take the stream (a command lane publishes,
+ * and a consumer may itself wait for that lane). A bus that holds streams in memory paces its publishers through {@link
+ * #intakeGate}: the command side takes no new commands for a type while the gate of that type is closed.
  */
 public interface DomainEventBus {
 
-    /** Publishes a stream to every consumer group of its aggregate type; completes once all of them hold it. */
+    /**
+     * Publishes a stream to every consumer group of its aggregate type; completes once all of them hold it, without
+     * waiting for any of them to take it.
+     */
     Mono<Void> publish(DomainEventStream stream);
 
     /** The streams of one aggregate type for one consumer group; one receiver per (group, type). */
     Flux<MessageExchange<DomainEventStream>> receive(String consumerGroup, NamedAggregate namedAggregate);
+
+    /**
+     * Closed while a consumer group of {@code namedAggregate} is further behind than the bus allows: the command
+     * dispatcher admits new commands of that type through it. A durable bus whose consumers read at their own pace
+     * never closes it (the default).
+     */
+    default IntakeGate intakeGate(NamedAggregate namedAggregate) {
+        return IntakeGate.alwaysOpen();
+    }
 }

@@ -1,7 +1,9 @@
 package dev.lanes.eventsourcing;
 
 import dev.lanes.api.AggregateId;
+import dev.lanes.internal.Require;
 import dev.lanes.messaging.DomainEventStream;
+import java.util.Objects;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -40,4 +42,24 @@ public interface EventStore {
 
     /** Whether the aggregate has a stream for this request id (the authoritative idempotency check). */
     Mono<Boolean> hasRequestId(AggregateId aggregateId, String requestId);
+
+    /**
+     * The stream the aggregate stored for this request id (its version and events), or empty when it has none. This is
+     * how a command whose outcome its sender could not learn (a stop, a timeout, a commit whose acknowledgement was
+     * lost) is answered with what it stored when it is sent again with the same request id.
+     *
+     * <p>The default reads every stream of the aggregate; stores should answer from an index.
+     *
+     * @throws NullPointerException or {@link IllegalArgumentException} (as an error signal) for a null aggregate id or
+     *     a null or blank request id
+     */
+    default Mono<DomainEventStream> findByRequestId(AggregateId aggregateId, String requestId) {
+        return Mono.defer(() -> {
+            Objects.requireNonNull(aggregateId, "aggregateId");
+            Require.notBlank(requestId, "requestId");
+            return load(aggregateId, 1)
+                    .filter(stream -> stream.requestId().equals(requestId))
+                    .next();
+        });
+    }
 }

@@ -4,10 +4,10 @@ import dev.lanes.api.AggregateId;
 import dev.lanes.internal.Require;
 import dev.lanes.messaging.DomainEventStream;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -19,10 +19,10 @@ import reactor.core.publisher.Mono;
 public final class InMemoryEventStore implements EventStore {
     private final ConcurrentHashMap<AggregateId, Log> logs = new ConcurrentHashMap<>();
 
-    /** One aggregate's streams, in version order (index = version - 1), and its request ids. */
+    /** One aggregate's streams, in version order (index = version - 1), and the stream of each request id. */
     private static final class Log {
         final List<DomainEventStream> streams = new ArrayList<>();
-        final Set<String> requestIds = new HashSet<>();
+        final Map<String, DomainEventStream> byRequestId = new HashMap<>();
     }
 
     @Override
@@ -43,7 +43,7 @@ public final class InMemoryEventStore implements EventStore {
                 throw new IllegalArgumentException("Appending version " + stream.version() + " to "
                         + stream.aggregateId() + " would leave a gap: the stored version is " + stored);
             }
-            if (!log.requestIds.add(stream.requestId())) {
+            if (log.byRequestId.putIfAbsent(stream.requestId(), stream) != null) {
                 throw DuplicateRequestIdException.of(stream.aggregateId(), stream.requestId());
             }
             log.streams.add(stream);
@@ -74,14 +74,19 @@ public final class InMemoryEventStore implements EventStore {
 
     @Override
     public Mono<Boolean> hasRequestId(AggregateId aggregateId, String requestId) {
+        return findByRequestId(aggregateId, requestId).hasElement();
+    }
+
+    @Override
+    public Mono<DomainEventStream> findByRequestId(AggregateId aggregateId, String requestId) {
         return Mono.fromCallable(() -> {
             Log log = logs.get(Objects.requireNonNull(aggregateId, "aggregateId"));
             Require.notBlank(requestId, "requestId");
             if (log == null) {
-                return false;
+                return null;
             }
             synchronized (log) {
-                return log.requestIds.contains(requestId);
+                return log.byRequestId.get(requestId);
             }
         });
     }

@@ -25,6 +25,12 @@ public record CommandMessage(
         Instant createdAt,
         Map<String, String> headers) {
 
+    /**
+     * The header that names the message a command follows up (a saga's command names the event key that caused it).
+     * See {@link #isFollowUp()}.
+     */
+    public static final String CAUSE_HEADER = "lanes.cause";
+
     public CommandMessage {
         Require.notBlank(messageId, "messageId");
         Objects.requireNonNull(aggregateId, "aggregateId");
@@ -44,6 +50,15 @@ public record CommandMessage(
     public static CommandMessage of(AggregateId aggregateId, Object command, String requestId) {
         return new CommandMessage(
                 UUID.randomUUID().toString(), aggregateId, requestId, command, Instant.now(), Map.of());
+    }
+
+    /**
+     * Whether this command follows up work already admitted (it carries {@link #CAUSE_HEADER}). Buses never refuse a
+     * follow-up for room nor hold it behind an intake gate: refusing it would strand the work that caused it, and the
+     * work that causes follow-ups is itself bounded. Application code sends new commands, not follow-ups.
+     */
+    public boolean isFollowUp() {
+        return headers.containsKey(CAUSE_HEADER);
     }
 
     public CommandMessage withHeader(String name, String value) {

@@ -106,8 +106,8 @@ public final class CompositeEventDispatcher implements GroupedComponent {
         return List.copyOf(children);
     }
 
-    /** Every lane engine of every processor, for stats and reports. */
-    public List<AggregateDispatcher<DomainEventStream>> dispatchers() {
+    /** Every lane engine of every processor (messages: event streams, and a saga's replies), for stats and reports. */
+    public List<AggregateDispatcher<?>> dispatchers() {
         return children.stream()
                 .flatMap(child -> child.dispatchers().stream())
                 .collect(Collectors.toUnmodifiableList());
@@ -119,22 +119,25 @@ public final class CompositeEventDispatcher implements GroupedComponent {
     }
 
     /**
-     * Runs a parked stream through its processor again, outside the lanes (its aggregate's later streams may already
-     * have been handled). Completes {@code true} when handled, {@code false} when it failed again (and was parked
-     * again).
+     * Runs a parked stream (or saga reply) through its processor again, outside the lanes (its aggregate's later
+     * streams may already have been handled). Completes {@code true} when handled, {@code false} when it failed again
+     * (and was parked again).
      *
-     * @throws IllegalArgumentException if the entry is not an event stream of one of this dispatcher's processors
+     * @throws IllegalArgumentException if the entry is not a message of one of this dispatcher's processors
      */
     public Mono<Boolean> replay(ParkedMessage parked) {
         EventProcessor processor = processors.get(parked.dispatcher());
-        if (processor == null || !(parked.message() instanceof DomainEventStream stream)) {
+        Object message = parked.message();
+        if (processor == null
+                || !(message instanceof DomainEventStream
+                        || (message instanceof SagaReply<?> && processor.kind() == ProcessorKind.SAGA))) {
             throw new IllegalArgumentException(name + " has no processor '" + parked.dispatcher() + "' for " + parked);
         }
-        return processor.handle(stream).thenReturn(true).onErrorResume(error -> {
+        return processor.handleMessage(message).thenReturn(true).onErrorResume(error -> {
             parkingLot.park(new ParkedMessage(
                     parked.dispatcher(),
                     parked.aggregateId(),
-                    stream,
+                    message,
                     error,
                     parked.attempts() + 1,
                     java.time.Instant.now()));

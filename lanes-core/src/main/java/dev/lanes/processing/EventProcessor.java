@@ -3,9 +3,11 @@ package dev.lanes.processing;
 import dev.lanes.api.MaterializedNamedAggregate;
 import dev.lanes.api.NamedAggregate;
 import dev.lanes.command.CommandGateway;
+import dev.lanes.dispatch.RetryPolicy;
 import dev.lanes.internal.Require;
 import dev.lanes.messaging.DomainEvent;
 import dev.lanes.messaging.DomainEventStream;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,8 +15,11 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * A named group of event functions; the name is its consumer group on the bus.
@@ -24,22 +29,36 @@ import reactor.core.publisher.Mono;
  * event (and the lane's next stream) starts. There is no order among them, whatever the registration order. If any
  * fails, the others still finish, then the stream is retried as a whole by the lane (so functions that succeeded run
  * again: they must be idempotent), and parked when retries are exhausted.
+ *
+ * <p>A saga ({@link #saga}) also receives the outcomes of the commands it sent, as {@link SagaReply replies} in the lane
+ * of the aggregate whose event caused them; its functions never wait for a command.
  */
 public final class EventProcessor {
     private final String name;
     private final ProcessorKind kind;
     private final Map<MaterializedNamedAggregate, List<Registration>> registrations;
     private final ConcurrentHashMap<ResolvedKey, List<Registration>> resolved = new ConcurrentHashMap<>();
+    private final @Nullable Saga saga;
 
-    private record Registration(Class<?> eventType, EventFunction<Object> function) {}
+    /** How one registered function is called; a saga's gets the batch its sends are recorded in. */
+    @FunctionalInterface
+    private interface Invocation {
+        Mono<Void> invoke(Object event, EventContext context, SagaBatch batch);
+    }
+
+    private record Registration(Class<?> eventType, Invocation function) {}
 
     private record ResolvedKey(MaterializedNamedAggregate type, Class<?> eventClass) {}
 
     private EventProcessor(
-            String name, ProcessorKind kind, Map<MaterializedNamedAggregate, List<Registration>> registrations) {
+            String name,
+            ProcessorKind kind,
+            Map<MaterializedNamedAggregate, List<Registration>> registrations,
+            @Nullable Saga saga) {
         this.name = name;
         this.kind = kind;
         this.registrations = Map.copyOf(registrations);
+        this.saga = saga;
     }
 
     /** A processor of plain functions: handlers, projections or snapshotters. */
@@ -47,7 +66,7 @@ public final class EventProcessor {
         return new Builder(name, kind);
     }
 
-    /** A saga: its functions send commands through {@code gateway} with request ids derived from the event. */
+    /** A saga: its functions record commands, sent through {@code gateway} outside its lanes (see {@link SagaContext}). */
     public static SagaBuilder saga(String name, CommandGateway gateway) {
         return new SagaBuilder(name, gateway);
     }
@@ -65,15 +84,43 @@ public final class EventProcessor {
         return registrations.keySet();
     }
 
-    /** Handles one stream: events in order; per event, all its functions concurrently. */
+    /**
+     * Handles one stream: events in order; per event, all its functions concurrently. A saga's recorded commands are
+     * handed to its outbox once the whole stream succeeded.
+     */
     public Mono<Void> handle(DomainEventStream stream) {
-        MaterializedNamedAggregate type = stream.aggregateId().materialize();
-        return Flux.fromIterable(stream.events())
-                .concatMap(event -> handleEvent(stream, event, type))
-                .then();
+        return Mono.defer(() -> {
+            MaterializedNamedAggregate type = stream.aggregateId().materialize();
+            SagaBatch batch = new SagaBatch();
+            Mono<Void> handled = Flux.fromIterable(stream.events())
+                    .concatMap(event -> handleEvent(stream, event, type, batch))
+                    .then();
+            Saga current = saga;
+            return current == null ? handled : handled.then(Mono.fromRunnable(() -> current.sent(batch)));
+        });
     }
 
-    private Mono<Void> handleEvent(DomainEventStream stream, DomainEvent event, MaterializedNamedAggregate type) {
+    /** Handles a stream or, for a saga, a reply. */
+    Mono<Void> handleMessage(Object message) {
+        if (message instanceof DomainEventStream stream) {
+            return handle(stream);
+        }
+        Saga current = saga;
+        if (current != null && message instanceof SagaReply<?> reply) {
+            return current.handle(reply);
+        }
+        return Mono.error(new IllegalArgumentException(this + " cannot handle " + message));
+    }
+
+    /** The saga's outbox, or {@code null} for other processors. */
+    @Nullable
+    SagaOutbox outbox() {
+        Saga current = saga;
+        return current == null ? null : current.outbox();
+    }
+
+    private Mono<Void> handleEvent(
+            DomainEventStream stream, DomainEvent event, MaterializedNamedAggregate type, SagaBatch batch) {
         List<Registration> functions =
                 resolved.computeIfAbsent(new ResolvedKey(type, event.payload().getClass()), this::matching);
         if (functions.isEmpty()) {
@@ -81,10 +128,10 @@ public final class EventProcessor {
         }
         EventContext context = new EventContext(stream, event);
         if (functions.size() == 1) {
-            return invoke(functions.get(0), event, context);
+            return invoke(functions.get(0), event, context, batch);
         }
         return Flux.fromIterable(functions)
-                .flatMapDelayError(registration -> invoke(registration, event, context), functions.size(), 1)
+                .flatMapDelayError(registration -> invoke(registration, event, context, batch), functions.size(), 1)
                 .then();
     }
 
@@ -94,9 +141,10 @@ public final class EventProcessor {
                 .toList();
     }
 
-    private static Mono<Void> invoke(Registration registration, DomainEvent event, EventContext context) {
+    private static Mono<Void> invoke(
+            Registration registration, DomainEvent event, EventContext context, SagaBatch batch) {
         return Mono.defer(() -> Objects.requireNonNull(
-                registration.function().handle(event.payload(), context), "event function returned null"));
+                registration.function().invoke(event.payload(), context, batch), "event function returned null"));
     }
 
     @Override
@@ -118,44 +166,100 @@ public final class EventProcessor {
         /** Runs {@code function} for every event of {@code namedAggregate} that is an {@code eventType}. */
         @SuppressWarnings("unchecked")
         public <E> Builder on(NamedAggregate namedAggregate, Class<E> eventType, EventFunction<? super E> function) {
-            Objects.requireNonNull(eventType, "eventType");
             Objects.requireNonNull(function, "function");
+            EventFunction<Object> plain = (EventFunction<Object>) function;
+            return register(namedAggregate, eventType, (event, context, batch) -> plain.handle(event, context));
+        }
+
+        private Builder register(NamedAggregate namedAggregate, Class<?> eventType, Invocation function) {
+            Objects.requireNonNull(eventType, "eventType");
             registrations
                     .computeIfAbsent(namedAggregate.materialize(), type -> new ArrayList<>())
-                    .add(new Registration(eventType, (EventFunction<Object>) function));
+                    .add(new Registration(eventType, function));
             return this;
         }
 
         public EventProcessor build() {
+            return build(null);
+        }
+
+        private EventProcessor build(@Nullable Saga saga) {
             if (registrations.isEmpty()) {
                 throw new IllegalStateException("Event processor " + name + " has no event function");
             }
-            return new EventProcessor(name, kind, registrations);
+            return new EventProcessor(name, kind, registrations, saga);
         }
     }
 
-    /** Registers saga functions. */
+    /**
+     * Registers saga functions and reply functions. Defaults: at most {@value #DEFAULT_MAX_PENDING} commands pending;
+     * transient failures of a command (a full lane, a timed-out wait) sent again with the same request id up to 20
+     * times, 10 ms doubling to 1 s, on Reactor's parallel scheduler.
+     */
     public static final class SagaBuilder {
+        /** Commands a saga may have pending (sent, reply not yet handled) before it pauses its intake. */
+        public static final int DEFAULT_MAX_PENDING = 1024;
+
+        /** Transient failures, resent with the same request id: 20 times, 10 ms doubling to 1 s, jitter 0.5. */
+        public static final RetryPolicy DEFAULT_COMMAND_RETRIES = RetryPolicy.DEFAULT
+                .withMaxRetries(20)
+                .withBackoff(Duration.ofMillis(10), Duration.ofSeconds(1))
+                .withRetryable(SagaOutbox::transientFailure);
+
         private final Builder delegate;
         private final CommandGateway gateway;
+        private final List<Saga.ReplyRegistration> replies = new ArrayList<>();
+        private int maxPending = DEFAULT_MAX_PENDING;
+        private RetryPolicy commandRetries = DEFAULT_COMMAND_RETRIES;
+        private Scheduler timer = Schedulers.parallel();
 
         private SagaBuilder(String name, CommandGateway gateway) {
             this.delegate = new Builder(name, ProcessorKind.SAGA);
             this.gateway = Objects.requireNonNull(gateway, "gateway");
         }
 
+        /** Runs {@code function} for every event of {@code namedAggregate} that is an {@code eventType}. */
+        @SuppressWarnings("unchecked")
         public <E> SagaBuilder on(NamedAggregate namedAggregate, Class<E> eventType, SagaFunction<? super E> function) {
             Objects.requireNonNull(function, "function");
-            delegate.on(
+            SagaFunction<Object> saga = (SagaFunction<Object>) function;
+            String name = delegate.name;
+            delegate.register(
                     namedAggregate,
                     eventType,
-                    (E event, EventContext context) ->
-                            function.handle(event, new SagaContext(context, delegate.name, gateway)));
+                    (event, context, batch) -> saga.handle(
+                            event, new SagaContext(context, name, "saga:" + name + ":" + context.eventKey(), batch)));
+            return this;
+        }
+
+        /** Runs {@code function} for the outcome of every command of type {@code commandType} this saga sent. */
+        public <C> SagaBuilder onReply(Class<C> commandType, SagaReplyFunction<? super C> function) {
+            replies.add(Saga.ReplyRegistration.of(commandType, function));
+            return this;
+        }
+
+        /**
+         * Commands this saga may have pending before it stops taking event streams (until replies bring it back to
+         * half).
+         *
+         * @throws IllegalArgumentException naming the value if not positive
+         */
+        public SagaBuilder maxPendingCommands(int maxPending) {
+            this.maxPending = Require.positive(maxPending, "maxPendingCommands");
+            return this;
+        }
+
+        /** How transient failures of a command are retried (same request id), and where the backoff is timed. */
+        public SagaBuilder commandRetries(RetryPolicy retries, Scheduler timer) {
+            this.commandRetries = Objects.requireNonNull(retries, "retries");
+            this.timer = Objects.requireNonNull(timer, "timer");
             return this;
         }
 
         public EventProcessor build() {
-            return delegate.build();
+            String name = delegate.name;
+            SagaOutbox outbox = new SagaOutbox(name, gateway, maxPending, commandRetries, timer);
+            return delegate.build(new Saga(name, outbox, replies));
         }
     }
 }

@@ -1,17 +1,23 @@
 package dev.lanes.processing;
 
+import dev.lanes.api.MaterializedNamedAggregate;
 import dev.lanes.command.CommandResults;
+import dev.lanes.command.StageNotReachedException.Reason;
 import dev.lanes.dispatch.AggregateDispatcher;
 import dev.lanes.dispatch.DispatcherMetrics;
 import dev.lanes.dispatch.LaneSettings;
 import dev.lanes.dispatch.MessageExchange;
 import dev.lanes.dispatch.ParkingLot;
 import dev.lanes.event.DomainEventBus;
+import dev.lanes.messaging.BacklogRoute;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.runtime.ComponentGroup;
 import dev.lanes.runtime.GroupedComponent;
+import dev.lanes.runtime.RuntimeContext;
 import dev.lanes.scheduler.AggregateSchedulerSupplier;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -19,12 +25,17 @@ import reactor.core.publisher.Mono;
 /**
  * One processor at run time: one lane engine per aggregate type it receives, on a borrowed scheduler supplier (its own
  * stop and force never release the shared schedulers). A projection reports each handled (or parked) stream to {@link
- * CommandResults}, which completes {@code PROJECTED} waits.
+ * CommandResults}, which completes {@code PROJECTED} waits, and its stop, which ends the waits it will not complete.
+ *
+ * <p>A saga's lanes take two kinds of message: event streams from the bus, admitted through the saga's intake gate
+ * (closed while its pending commands are at their budget), and replies to its commands, always admitted (they are what
+ * brings the pending commands down), each in the lane of the aggregate whose event caused the command.
  */
 final class ProcessorDispatcher implements GroupedComponent {
     private final EventProcessor processor;
     private final @Nullable CommandResults results;
-    private final List<AggregateDispatcher<DomainEventStream>> dispatchers;
+    private final @Nullable SagaOutbox outbox;
+    private final List<AggregateDispatcher<Object>> dispatchers;
     private final ComponentGroup group;
 
     ProcessorDispatcher(
@@ -37,6 +48,7 @@ final class ProcessorDispatcher implements GroupedComponent {
             @Nullable CommandResults results) {
         this.processor = processor;
         this.results = results;
+        this.outbox = processor.outbox();
         ParkingLot reportingParkingLot = parked -> {
             parkingLot.park(parked);
             if (results != null
@@ -45,23 +57,56 @@ final class ProcessorDispatcher implements GroupedComponent {
                 results.projectionFailed(stream.commandId(), processor.name(), parked.error());
             }
         };
+        Map<MaterializedNamedAggregate, BacklogRoute<MessageExchange<Object>>> replies = new HashMap<>();
         this.dispatchers = processor.aggregateTypes().stream()
-                .map(type -> AggregateDispatcher.<DomainEventStream>builder(processor.name(), type)
-                        .source(Flux.defer(() -> eventBus.receive(processor.name(), type)))
-                        .handler(this::handle)
+                .map(type -> AggregateDispatcher.<Object>builder(processor.name(), type)
+                        .source(source(eventBus, type, replies))
+                        .handler(exchange -> handle(exchange.message()))
                         .schedulers(borrowed)
                         .settings(settings)
                         .parkingLot(reportingParkingLot)
                         .metrics(metrics)
                         .build())
                 .toList();
+        if (outbox != null) {
+            Map<MaterializedNamedAggregate, BacklogRoute<MessageExchange<Object>>> routes = Map.copyOf(replies);
+            outbox.bind(reply -> {
+                BacklogRoute<MessageExchange<Object>> route =
+                        routes.get(reply.aggregateId().materialize());
+                if (route == null || !route.offer(reply)) {
+                    reply.reject(new IllegalStateException(this + " takes no replies for " + reply.aggregateId()));
+                }
+            });
+        }
         this.group = new ComponentGroup(processor.name(), dispatchers, borrowed);
     }
 
-    private Mono<Void> handle(MessageExchange<DomainEventStream> exchange) {
-        DomainEventStream stream = exchange.message();
-        Mono<Void> handling = processor.handle(stream);
-        if (results == null || processor.kind() != ProcessorKind.PROJECTION) {
+    private Flux<MessageExchange<Object>> source(
+            DomainEventBus eventBus,
+            MaterializedNamedAggregate type,
+            Map<MaterializedNamedAggregate, BacklogRoute<MessageExchange<Object>>> replies) {
+        Flux<MessageExchange<Object>> streams =
+                Flux.defer(() -> eventBus.receive(processor.name(), type)).map(ProcessorDispatcher::widen);
+        SagaOutbox sagaOutbox = outbox;
+        if (sagaOutbox == null) {
+            return streams;
+        }
+        BacklogRoute<MessageExchange<Object>> route = new BacklogRoute<>(
+                null, held -> held.reject(new IllegalStateException(this + " stopped before taking " + held)));
+        replies.put(type, route);
+        return Flux.merge(route.flux(), sagaOutbox.gate().admit(streams));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static MessageExchange<Object> widen(MessageExchange<DomainEventStream> exchange) {
+        return (MessageExchange<Object>) (MessageExchange<?>) exchange;
+    }
+
+    private Mono<Void> handle(Object message) {
+        Mono<Void> handling = processor.handleMessage(message);
+        if (results == null
+                || processor.kind() != ProcessorKind.PROJECTION
+                || !(message instanceof DomainEventStream stream)) {
             return handling;
         }
         return handling.then(Mono.fromRunnable(() -> results.projected(stream.commandId(), processor.name())));
@@ -71,7 +116,7 @@ final class ProcessorDispatcher implements GroupedComponent {
         return processor;
     }
 
-    List<AggregateDispatcher<DomainEventStream>> dispatchers() {
+    List<AggregateDispatcher<Object>> dispatchers() {
         return dispatchers;
     }
 
@@ -79,6 +124,43 @@ final class ProcessorDispatcher implements GroupedComponent {
     @Override
     public ComponentGroup lifecycle() {
         return group;
+    }
+
+    /** A saga's outbox takes its leases from the runtime's context. */
+    @Override
+    public Mono<Void> prepare(RuntimeContext context) {
+        if (outbox != null) {
+            outbox.prepare(context);
+        }
+        return group.prepare(context);
+    }
+
+    /** Once drained, a projection's remaining {@code PROJECTED} waits end: it will handle nothing more. */
+    @Override
+    public Mono<Void> stopGracefully() {
+        return group.stopGracefully().doFinally(signal -> stopped(Reason.STOPPED));
+    }
+
+    /** A saga sends and retries nothing more; a projection's {@code PROJECTED} waits end at once, as forced. */
+    @Override
+    public void forceStop() {
+        if (outbox != null) {
+            outbox.stop();
+        }
+        try {
+            group.forceStop();
+        } finally {
+            stopped(Reason.FORCED);
+        }
+    }
+
+    private void stopped(Reason reason) {
+        if (outbox != null) {
+            outbox.stop();
+        }
+        if (results != null && processor.kind() == ProcessorKind.PROJECTION) {
+            results.projectionStopped(processor.name(), reason);
+        }
     }
 
     @Override

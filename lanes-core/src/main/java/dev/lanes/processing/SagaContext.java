@@ -1,51 +1,52 @@
 package dev.lanes.processing;
 
 import dev.lanes.api.AggregateId;
-import dev.lanes.command.CommandGateway;
-import dev.lanes.command.CommandResult;
-import dev.lanes.command.WaitStage;
-import dev.lanes.messaging.CommandMessage;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
-import reactor.core.publisher.Mono;
 
 /**
- * What a saga function gets: the event's context and a way to send commands whose request ids derive from the
- * triggering event, so a redelivered or retried event never duplicates them (the event store refuses a request id
- * twice on one aggregate, and the gateway reports it as already done).
+ * What a saga function gets: the event that triggered it, and {@link #send} to record commands.
  *
- * <p>The n-th {@link #send} of a handling gets request id {@code saga:<processor>:<eventKey>:<n>}: keep the order of
- * sends deterministic.
+ * <p>Recording is all a saga does in its lane: the commands are sent after the function succeeded, outside the lane,
+ * and the saga's lane never waits for them (a command's lane may be waiting for this saga's intake to move). Their
+ * outcomes come back as {@link SagaReply replies} through the saga's lane of the same aggregate.
+ *
+ * <p>Request ids derive from the trigger, so a redelivered or retried event never duplicates a command: the n-th send
+ * of a handling gets {@code saga:<processor>:<eventKey>:<n>} for an event, and {@code <reply's request id>:<n>} for a
+ * reply. Keep the order of sends deterministic.
  */
 public final class SagaContext {
     private final EventContext event;
     private final String processor;
-    private final CommandGateway gateway;
+    private final String requestBase;
+    private final SagaBatch batch;
     private final AtomicInteger sends = new AtomicInteger();
 
-    SagaContext(EventContext event, String processor, CommandGateway gateway) {
+    SagaContext(EventContext event, String processor, String requestBase, SagaBatch batch) {
         this.event = event;
         this.processor = processor;
-        this.gateway = gateway;
+        this.requestBase = requestBase;
+        this.batch = batch;
     }
 
+    /** The triggering event; for a reply, the event whose handling sent the command. */
     public EventContext event() {
         return event;
     }
 
     /**
-     * Sends {@code command} to {@code target} and waits until it was processed. A command that was already processed
-     * for this event (a redelivery) completes with an empty result instead of failing; its own business failure
-     * errors the returned {@code Mono}, for the saga to compensate.
+     * Records {@code command} for {@code target}: it is sent once this function's {@code Mono} succeeded (not if it
+     * fails: the retry records it again, with the same request id). Call it before that {@code Mono} completes.
+     *
+     * @return the recorded command with its request id
+     * @throws IllegalStateException if called after the function completed
      */
-    public Mono<CommandResult> send(AggregateId target, Object command) {
-        String requestId = "saga:" + processor + ":" + event.eventKey() + ":" + sends.incrementAndGet();
-        CommandMessage message = CommandMessage.of(target, command, requestId)
-                .withHeader("lanes.saga", processor)
-                .withHeader("lanes.cause", event.eventKey());
-        return gateway.send(message, WaitStage.PROCESSED)
-                .onErrorResume(
-                        dev.lanes.eventsourcing.DuplicateRequestIdException.class,
-                        alreadyDone -> Mono.just(new CommandResult(
-                                message.messageId(), requestId, target, WaitStage.PROCESSED, 0, java.util.List.of())));
+    public SagaCommand send(AggregateId target, Object command) {
+        SagaCommand recorded = new SagaCommand(
+                Objects.requireNonNull(target, "target"),
+                Objects.requireNonNull(command, "command"),
+                requestBase + ":" + sends.incrementAndGet());
+        batch.add(new SagaOutbox.Intent(recorded, event, processor));
+        return recorded;
     }
 }

@@ -3,7 +3,8 @@ package dev.lanes.processing;
 import reactor.core.publisher.Mono;
 
 /**
- * A saga step: reacts to an event of type {@code E} by sending commands through {@link SagaContext#send}.
+ * A saga step: reacts to an event of type {@code E} by recording commands with {@link SagaContext#send}. It never waits
+ * for them: they are sent once this step succeeded, and their outcomes come back as {@link SagaReply replies}.
  *
  * @param <E> the event type
  */

@@ -1,7 +1,11 @@
 package dev.lanes.runtime;
 
 import java.time.Duration;
+import java.util.Objects;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
@@ -15,7 +19,8 @@ import reactor.core.scheduler.Scheduler;
  * <p>While running, every {@link #tryAcquire()} succeeds. Once shutdown begins ({@link #beginQuiescing()}), admission
  * stays open until no lease has been open for a whole quiet period: tail work created meanwhile (a saga's command) is
  * still admitted, and any new lease restarts the wait. {@link #closeNow()} closes at once (fatal failure, force).
- * After close, {@link #drained()} completes when the last open lease closes.
+ * After close, {@link #drained()} completes when the last open lease closes. The {@link #whenStopping} actions run
+ * once, when quiescing begins or admission closes, whichever comes first.
  *
  * <p>Concurrency: an acquire increments the count before it checks {@code closed}, and close sets {@code closed} before
  * it checks the count, so a lease is either admitted and counted, or refused.
@@ -28,6 +33,8 @@ final class Admission implements RuntimeContext {
     private final Consumer<Throwable> failures;
     private final Sinks.Empty<Void> closedSignal = Sinks.empty();
     private final Sinks.Empty<Void> drainedSignal = Sinks.empty();
+    private final Queue<Runnable> stoppingActions = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean stopping = new AtomicBoolean();
     private volatile boolean quiescing;
     private volatile boolean closed;
     private volatile long openAtClose = -1;
@@ -57,8 +64,34 @@ final class Admission implements RuntimeContext {
         failures.accept(failure);
     }
 
+    @Override
+    public void whenStopping(Runnable action) {
+        stoppingActions.add(Objects.requireNonNull(action, "action"));
+        if (stopping.get()) {
+            runStoppingActions();
+        }
+    }
+
+    private void stopping() {
+        if (stopping.compareAndSet(false, true)) {
+            runStoppingActions();
+        }
+    }
+
+    /** Each action once, whichever thread polls it; a failing action is reported, the others still run. */
+    private void runStoppingActions() {
+        for (Runnable action = stoppingActions.poll(); action != null; action = stoppingActions.poll()) {
+            try {
+                action.run();
+            } catch (RuntimeException failed) {
+                failures.accept(failed);
+            }
+        }
+    }
+
     /** Shutdown began: close admission after a quiet period without open leases. */
     void beginQuiescing() {
+        stopping();
         quiescing = true;
         if (active.get() == 0) {
             scheduleQuietCheck();
@@ -66,6 +99,7 @@ final class Admission implements RuntimeContext {
     }
 
     void closeNow() {
+        stopping();
         if (closed) {
             return;
         }

@@ -29,9 +29,10 @@ import reactor.core.scheduler.Schedulers;
  * prepared, start each in order. A failing prepare or start rolls back: the entered components are quiesced and
  * stopped in reverse order (forced if that fails), and the start errors with the failure.
  *
- * <p><b>Stop</b> ({@link #shutdown()}): under one deadline, wait until no activity lease has been open for the quiet
- * period (tail work, such as a saga's command, is still admitted meanwhile), close admission, quiesce components in
- * order, wait until every admitted lease closed, stop components in reverse order. When the deadline wins, every
+ * <p><b>Stop</b> ({@link #shutdown()}): under one deadline, tell the components that the stop began ({@link
+ * RuntimeContext#whenStopping}: they stop taking new work from outside), wait until no activity lease has been open
+ * for the quiet period (tail work, such as a saga's command, is still admitted meanwhile), close admission, quiesce
+ * components in order, wait until every admitted lease closed, stop components in reverse order. When the deadline wins, every
  * component is forced in reverse order and the report says so. Concurrent callers share one shutdown; cancelling an
  * observer does not cancel it.
  *

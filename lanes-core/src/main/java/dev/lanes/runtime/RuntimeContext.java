@@ -20,6 +20,14 @@ public interface RuntimeContext {
      */
     void reportFailure(Throwable failure);
 
+    /**
+     * Runs {@code action} once when the runtime begins to stop: when a graceful shutdown starts (before its quiet
+     * period), or when a force or a fatal failure closes admission; at once if that already happened. A component uses
+     * it to stop taking <em>new</em> work from outside while the work it admitted, and what follows from it, goes on.
+     * The action runs on the stopping thread and must not block. Never runs for a {@link #standalone()} context.
+     */
+    default void whenStopping(Runnable action) {}
+
     /** A context for a component used on its own: admission never closes and faults are logged at ERROR. */
     static RuntimeContext standalone() {
         return StandaloneContext.INSTANCE;

@@ -192,6 +192,39 @@ class LanesRuntimeTest {
         }
 
         @Test
+        void whenStoppingActionsRunOnceAtTheStartOfTheShutdownBeforeTheQuietPeriodAndAtOnceWhenLate() {
+            RecordingComponent a = component("a");
+            LanesRuntime runtime = runtime(Duration.ofSeconds(30), Duration.ofSeconds(1), a);
+            runtime.start().block(PROMPTLY);
+            RuntimeContext context = runtime.context();
+            context.whenStopping(() -> calls.add("stopping:early"));
+            assertThat(calls).doesNotContain("stopping:early");
+
+            runtime.shutdown().subscribe();
+
+            assertThat(calls).containsOnlyOnce("stopping:early").doesNotContain("quiesce:a");
+            context.whenStopping(() -> calls.add("stopping:late"));
+            assertThat(calls).containsOnlyOnce("stopping:late");
+            time.advanceTimeBy(Duration.ofSeconds(1));
+            assertThat(calls)
+                    .containsSubsequence("stopping:early", "stopping:late", "quiesce:a")
+                    .containsOnlyOnce("stopping:early");
+        }
+
+        @Test
+        void aForceAlsoRunsTheWhenStoppingActionsAndAStandaloneContextNever() {
+            RecordingComponent a = component("a");
+            LanesRuntime runtime = runtime(Duration.ofSeconds(30), Duration.ofSeconds(1), a);
+            runtime.start().block(PROMPTLY);
+            runtime.context().whenStopping(() -> calls.add("stopping"));
+            RuntimeContext.standalone().whenStopping(() -> calls.add("standalone"));
+
+            runtime.forceStop();
+
+            assertThat(calls).contains("stopping").doesNotContain("standalone");
+        }
+
+        @Test
         void shutdownWaitsForOpenLeasesBeforeStoppingComponents() {
             RecordingComponent a = component("a");
             LanesRuntime runtime = runtime(Duration.ofSeconds(30), Duration.ZERO, a);

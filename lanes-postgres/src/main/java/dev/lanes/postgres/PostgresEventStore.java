@@ -69,6 +69,10 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
                     + " ORDER BY version LIMIT ?";
     private static final String HAS_REQUEST_ID =
             "SELECT EXISTS (SELECT 1 FROM lanes_event_streams WHERE " + KEY + " AND request_id = ?)";
+    // served by the unique index of (aggregate, request_id)
+    private static final String BY_REQUEST_ID =
+            "SELECT version, stream_id, request_id, command_id, created_at, headers::text, events::text"
+                    + " FROM lanes_event_streams WHERE " + KEY + " AND request_id = ?";
 
     private final Jdbc jdbc;
     private final boolean ownsJdbc;
@@ -327,21 +331,26 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
             query.setInt(i++, from);
             query.setInt(i++, to);
             query.setInt(i, pageSize);
-            List<Row> rows = new ArrayList<>();
-            try (ResultSet result = query.executeQuery()) {
-                while (result.next()) {
-                    rows.add(new Row(
-                            result.getInt(1),
-                            result.getString(2),
-                            result.getString(3),
-                            result.getString(4),
-                            result.getObject(5, OffsetDateTime.class).toInstant(),
-                            result.getString(6),
-                            result.getString(7)));
-                }
-            }
-            return rows;
+            return rows(query);
         }
+    }
+
+    /** Runs a query whose columns are those of {@link Row}, in that order. */
+    private static List<Row> rows(PreparedStatement query) throws SQLException {
+        List<Row> rows = new ArrayList<>();
+        try (ResultSet result = query.executeQuery()) {
+            while (result.next()) {
+                rows.add(new Row(
+                        result.getInt(1),
+                        result.getString(2),
+                        result.getString(3),
+                        result.getString(4),
+                        result.getObject(5, OffsetDateTime.class).toInstant(),
+                        result.getString(6),
+                        result.getString(7)));
+            }
+        }
+        return rows;
     }
 
     private DomainEventStream decode(AggregateId id, Row row) {
@@ -359,12 +368,7 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
     @Override
     public Mono<Boolean> hasRequestId(AggregateId aggregateId, String requestId) {
         return Mono.defer(() -> {
-            Objects.requireNonNull(aggregateId, "aggregateId");
-            Objects.requireNonNull(requestId, "requestId");
-            if (requestId.isBlank()) {
-                throw new IllegalArgumentException("requestId must not be blank: '" + requestId + "'");
-            }
-            requireOpen();
+            checkRequest(aggregateId, requestId);
             return jdbc.call("checking request " + requestId + " on " + aggregateId, connection -> {
                 try (PreparedStatement query = connection.prepareStatement(HAS_REQUEST_ID)) {
                     bindKey(query, 1, aggregateId);
@@ -376,6 +380,31 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
                 }
             });
         });
+    }
+
+    /** One indexed read; a committed append is visible to it whichever connection made it. */
+    @Override
+    public Mono<DomainEventStream> findByRequestId(AggregateId aggregateId, String requestId) {
+        return Mono.defer(() -> {
+                    checkRequest(aggregateId, requestId);
+                    return jdbc.call("finding request " + requestId + " on " + aggregateId, connection -> {
+                        try (PreparedStatement query = connection.prepareStatement(BY_REQUEST_ID)) {
+                            bindKey(query, 1, aggregateId);
+                            query.setString(5, requestId);
+                            return rows(query);
+                        }
+                    });
+                })
+                .flatMap(rows -> rows.isEmpty() ? Mono.empty() : Mono.just(decode(aggregateId, rows.get(0))));
+    }
+
+    private void checkRequest(AggregateId aggregateId, String requestId) {
+        Objects.requireNonNull(aggregateId, "aggregateId");
+        Objects.requireNonNull(requestId, "requestId");
+        if (requestId.isBlank()) {
+            throw new IllegalArgumentException("requestId must not be blank: '" + requestId + "'");
+        }
+        requireOpen();
     }
 
     private void requireOpen() {

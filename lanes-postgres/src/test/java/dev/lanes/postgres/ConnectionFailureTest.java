@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lanes.api.AggregateId;
 import dev.lanes.api.LanesException;
+import dev.lanes.command.StageNotReachedException;
 import dev.lanes.command.WaitStage;
-import dev.lanes.eventsourcing.DuplicateRequestIdException;
 import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEvent;
 import dev.lanes.messaging.DomainEventStream;
@@ -203,12 +203,12 @@ class ConnectionFailureTest {
                     node.stats().parked());
             assertThat(byResult.keySet())
                     .as("a command is processed, or fails with an outage (retries exhausted, or the gateway's"
-                            + " request id check failed), or was committed before its connection dropped and its"
-                            + " retry found the request id")
+                            + " request id check failed), or its retries ran out after an append the store did not"
+                            + " confirm (StageNotReachedException, storage UNKNOWN); never a duplicate request id")
                     .isSubsetOf(
                             "PROCESSED",
                             PostgresUnavailableException.class.getSimpleName(),
-                            DuplicateRequestIdException.class.getSimpleName());
+                            StageNotReachedException.class.getSimpleName());
             assertThat(byResult.getOrDefault("PROCESSED", 0)).isGreaterThan(commands / 2);
 
             Set<String> processed = new HashSet<>();
@@ -232,6 +232,13 @@ class ConnectionFailureTest {
                 }
             }
             assertThat(stored).as("every processed deposit is stored once").containsAll(processed);
+            for (Outcome outcome : outcomes) {
+                if (outcome.result().equals(PostgresUnavailableException.class.getSimpleName())) {
+                    assertThat(stored)
+                            .as("answered with an outage, so not stored: %s", outcome)
+                            .doesNotContain(outcome.requestId());
+                }
+            }
             assertThat(sent).as("nothing stored that was not sent").containsAll(stored);
         }
     }

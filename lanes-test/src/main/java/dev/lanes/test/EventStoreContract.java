@@ -711,6 +711,84 @@ public abstract class EventStoreContract {
                     .expectComplete()
                     .verify(timeout());
         }
+
+        @Test
+        @DisplayName("findByRequestId returns the stream stored for the request id, on that aggregate only")
+        void findByRequestId() {
+            AggregateId id = newAggregateId();
+            AggregateId other = newAggregateId();
+            List<DomainEventStream> appended = appendVersions(id, 3);
+            DomainEventStream onOther = stream(other, 1, new Opened("other", 1, false));
+            append(onOther);
+
+            for (DomainEventStream stream : appended) {
+                StepVerifier.create(store.findByRequestId(id, stream.requestId()))
+                        .assertNext(found -> assertSameStreams(List.of(found), List.of(stream)))
+                        .expectComplete()
+                        .verify(timeout());
+                StepVerifier.create(store.findByRequestId(other, stream.requestId()))
+                        .expectComplete()
+                        .verify(timeout());
+            }
+            StepVerifier.create(store.findByRequestId(id, "req-" + UUID.randomUUID()))
+                    .expectComplete()
+                    .verify(timeout());
+            StepVerifier.create(store.findByRequestId(id, onOther.requestId()))
+                    .expectComplete()
+                    .verify(timeout());
+            StepVerifier.create(store.findByRequestId(
+                            newAggregateId(), appended.get(0).requestId()))
+                    .expectComplete()
+                    .verify(timeout());
+        }
+
+        @Test
+        @DisplayName("a multi-event stream comes back whole from findByRequestId, with its version")
+        void findByRequestIdReturnsTheWholeStream() {
+            AggregateId id = newAggregateId();
+            append(stream(id, 1, new Opened("ann", 2, true)));
+            DomainEventStream twoEvents = stream(id, 2, new Deposited(5), new Withdrawn(3, "fee"));
+            append(twoEvents);
+
+            StepVerifier.create(store.findByRequestId(id, twoEvents.requestId()))
+                    .assertNext(found -> {
+                        assertThat(found.version()).isEqualTo(2);
+                        assertSameStreams(List.of(found), List.of(twoEvents));
+                    })
+                    .expectComplete()
+                    .verify(timeout());
+        }
+
+        @Test
+        @DisplayName("after a second stream with the same request id is refused, findByRequestId returns the first:"
+                + " what a resend of that request is answered with")
+        void findByRequestIdAfterARefusedDuplicate() {
+            AggregateId id = newAggregateId();
+            String requestId = "req-" + UUID.randomUUID();
+            DomainEventStream first = stream(id, 1, requestId, new Opened("once", 1, false));
+            append(first);
+            StepVerifier.create(store.append(stream(id, 2, requestId, new Deposited(10))))
+                    .expectError(DuplicateRequestIdException.class)
+                    .verify(timeout());
+
+            StepVerifier.create(store.findByRequestId(id, requestId))
+                    .assertNext(found -> assertSameStreams(List.of(found), List.of(first)))
+                    .expectComplete()
+                    .verify(timeout());
+        }
+
+        @Test
+        @DisplayName("findByRequestId is lazy: nothing is read before subscription")
+        void findByRequestIdIsLazy() {
+            AggregateId id = newAggregateId();
+            Mono<DomainEventStream> lookup = store.findByRequestId(id, "req-later");
+            append(stream(id, 1, "req-later", new Opened("late", 1, false)));
+
+            StepVerifier.create(lookup)
+                    .assertNext(found -> assertThat(found.version()).isEqualTo(1))
+                    .expectComplete()
+                    .verify(timeout());
+        }
     }
 
     @Nested
@@ -953,6 +1031,8 @@ public abstract class EventStoreContract {
                     () -> store.load(null, 1, 5).collectList().block(timeout()));
             assertRejectedNullArgument(() -> store.load(null, 1).collectList().block(timeout()));
             assertRejectedNullArgument(() -> store.hasRequestId(null, "req-1").block(timeout()));
+            assertRejectedNullArgument(
+                    () -> store.findByRequestId(null, "req-1").block(timeout()));
         }
 
         @Test
@@ -963,6 +1043,17 @@ public abstract class EventStoreContract {
             appendVersions(id, 1);
             assertRejectedNullArgument(() -> store.hasRequestId(id, null).block(timeout()));
             assertThatThrownBy(() -> store.hasRequestId(id, " ").block(timeout()))
+                    .isInstanceOf(IllegalArgumentException.class);
+        }
+
+        @Test
+        @DisplayName("a null or blank request id is rejected by findByRequestId")
+        @SuppressWarnings("NullAway")
+        void badRequestIdOnFindByRequestId() {
+            AggregateId id = newAggregateId();
+            appendVersions(id, 1);
+            assertRejectedNullArgument(() -> store.findByRequestId(id, null).block(timeout()));
+            assertThatThrownBy(() -> store.findByRequestId(id, " ").block(timeout()))
                     .isInstanceOf(IllegalArgumentException.class);
         }
 

@@ -4,13 +4,15 @@ import dev.lanes.command.CommandGateway;
 import dev.lanes.processing.EventProcessor;
 import dev.lanes.test.bank.AccountCommand.Deposit;
 import dev.lanes.test.bank.AccountEvent.Withdrawn;
+import java.util.Objects;
 import reactor.core.publisher.Mono;
 
 /**
  * Transfers money in two steps: the source is debited by a {@code Withdraw} whose reference is {@code
- * transfer:<transferId>:<targetAccount>}; on the {@code Withdrawn} event this saga credits the target. When the credit
- * is refused (the target is closed or was never opened), it refunds the source. Money is conserved once every saga
- * step has run.
+ * transfer:<transferId>:<targetAccount>}; on the {@code Withdrawn} event this saga records a credit of the target
+ * ({@code credit:<transferId>}). When the credit is refused (the target is closed or was never opened), the reply
+ * records a refund of the source ({@code refund:<transferId>}). The saga never waits for a command in its lane. Money
+ * is conserved once every saga step has run; a credit or refund that fails otherwise is parked, for an operator.
  */
 public final class TransferSaga {
     /** The saga's consumer group. */
@@ -27,18 +29,23 @@ public final class TransferSaga {
         return EventProcessor.saga(NAME, gateway)
                 .on(Bank.ACCOUNT, Withdrawn.class, (withdrawn, saga) -> {
                     String[] parts = withdrawn.reference().split(":", 3);
-                    if (parts.length != 3 || !parts[0].equals("transfer")) {
+                    if (parts.length == 3 && parts[0].equals("transfer")) {
+                        saga.send(Bank.account(parts[2]), new Deposit(withdrawn.amount(), "credit:" + parts[1]));
+                    }
+                    return Mono.empty();
+                })
+                .onReply(Deposit.class, (reply, saga) -> {
+                    Throwable error = reply.error();
+                    if (error == null) {
                         return Mono.empty();
                     }
-                    String transferId = parts[1];
-                    return saga.send(Bank.account(parts[2]), new Deposit(withdrawn.amount(), "credit:" + transferId))
-                            .then()
-                            .onErrorResume(
-                                    BankRuleViolation.class,
-                                    refused -> saga.send(
-                                                    saga.event().aggregateId(),
-                                                    new Deposit(withdrawn.amount(), "refund:" + transferId))
-                                            .then());
+                    Deposit failed = reply.command();
+                    if (error instanceof BankRuleViolation && failed.reference().startsWith("credit:")) {
+                        String transferId = failed.reference().substring("credit:".length());
+                        saga.send(saga.event().aggregateId(), new Deposit(failed.amount(), "refund:" + transferId));
+                        return Mono.empty();
+                    }
+                    return Mono.error(Objects.requireNonNull(error, "error")); // retried, then parked
                 })
                 .build();
     }

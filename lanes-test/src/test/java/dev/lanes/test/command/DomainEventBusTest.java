@@ -37,7 +37,7 @@ class DomainEventBusTest {
             Map<String, List<Integer>> versionsById = new ConcurrentHashMap<>();
             seen.put(group, versionsById);
             consumers.add(eventBus.receive(group, Bank.ACCOUNT)
-                    // a slow-ish consumer on its own thread, so the bounded routes fill and publishers wait
+                    // a slow-ish consumer on its own thread: its route fills past its budget while publishers go on
                     .publishOn(Schedulers.single(), 16)
                     .subscribe((MessageExchange<DomainEventStream> exchange) -> {
                         DomainEventStream stream = exchange.message();

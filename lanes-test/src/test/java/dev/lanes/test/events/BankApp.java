@@ -46,9 +46,19 @@ final class BankApp {
             Duration quietPeriod,
             List<EventProcessor> extraProcessors,
             UnaryOperator<CompositeEventDispatcher.Builder> customizeEvents) {
+        this(store, 4096, shutdownTimeout, quietPeriod, extraProcessors, customizeEvents);
+    }
+
+    BankApp(
+            EventStore store,
+            int eventBusCapacity,
+            Duration shutdownTimeout,
+            Duration quietPeriod,
+            List<EventProcessor> extraProcessors,
+            UnaryOperator<CompositeEventDispatcher.Builder> customizeEvents) {
         this.store = store;
         this.commandBus = new InMemoryCommandBus(16_384, results);
-        this.eventBus = new InMemoryDomainEventBus(4096);
+        this.eventBus = new InMemoryDomainEventBus(eventBusCapacity);
         this.commands = CommandDispatcher.builder(commandBus, store, eventBus, results)
                 .register(Bank.definition())
                 .snapshotStore(snapshots)

@@ -1,0 +1,271 @@
+package dev.lanes.command;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lanes.api.AggregateId;
+import dev.lanes.api.NamedAggregate;
+import dev.lanes.command.StageNotReachedException.Reason;
+import dev.lanes.command.StageNotReachedException.Storage;
+import dev.lanes.eventsourcing.InMemoryEventStore;
+import dev.lanes.messaging.CommandMessage;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import reactor.test.scheduler.VirtualTimeScheduler;
+
+/** Every wait ends, once, and what it says matches how far the command got. Time is virtual. */
+class CommandResultsTest {
+    private static final NamedAggregate ORDER = NamedAggregate.of("shop", "order");
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+    private final VirtualTimeScheduler time = VirtualTimeScheduler.create();
+    private final CommandResults results = new CommandResults(TIMEOUT, time);
+
+    private static CommandMessage command(String requestId) {
+        return CommandMessage.of(AggregateId.of(ORDER, "o-1"), "Place", requestId);
+    }
+
+    private CompletableFuture<CommandResult> track(CommandMessage command, WaitStage stage) {
+        return results.track(command, stage, TIMEOUT).outcome().toFuture();
+    }
+
+    private static StageNotReachedException notReached(CompletableFuture<CommandResult> outcome) {
+        assertThat(outcome).isCompletedExceptionally();
+        try {
+            outcome.get();
+            throw new AssertionError("completed normally");
+        } catch (ExecutionException e) {
+            assertThat(e.getCause()).isInstanceOf(StageNotReachedException.class);
+            return (StageNotReachedException) e.getCause();
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @Nested
+    class Timeouts {
+
+        @Test
+        void aWaitNobodyAnswersEndsAtItsTimeoutAsUnknownAndIsForgotten() {
+            CompletableFuture<CommandResult> outcome = track(command("r1"), WaitStage.PROCESSED);
+
+            time.advanceTimeBy(TIMEOUT.minusMillis(1));
+            assertThat(outcome).isNotDone();
+            time.advanceTimeBy(Duration.ofMillis(1));
+
+            StageNotReachedException ended = notReached(outcome);
+            assertThat(ended.reason()).isEqualTo(Reason.TIMED_OUT);
+            assertThat(ended.reached()).as("still in the bus").isNull();
+            assertThat(ended.storage()).isEqualTo(Storage.UNKNOWN);
+            assertThat(ended).hasMessageContaining("same request id");
+            assertThat(results.inFlight()).isZero();
+        }
+
+        @Test
+        void aProjectedWaitWhoseEventsAreStoredTimesOutSayingStored() {
+            CommandMessage command = command("r1");
+            results.expectProjections(ORDER, Set.of("Orders"));
+            CompletableFuture<CommandResult> outcome = track(command, WaitStage.PROJECTED);
+            results.processed(command, 4, List.of("Placed"));
+
+            time.advanceTimeBy(TIMEOUT);
+
+            StageNotReachedException ended = notReached(outcome);
+            assertThat(ended.reason()).isEqualTo(Reason.TIMED_OUT);
+            assertThat(ended.reached()).isEqualTo(WaitStage.PROCESSED);
+            assertThat(ended.storage()).isEqualTo(Storage.STORED);
+            assertThat(ended.stored().version()).isEqualTo(4);
+        }
+
+        @Test
+        void aSentWaitIsAnsweredWhenTheLaneTakesTheCommandAndForgottenAtTheTimeoutWithoutASecondAnswer() {
+            CommandMessage command = command("r1");
+            CompletableFuture<CommandResult> outcome = track(command, WaitStage.SENT);
+            assertThat(outcome).as("held by the bus only").isNotDone();
+            results.handling(command);
+            assertThat(outcome).isCompletedWithValueMatching(result -> result.stage() == WaitStage.SENT);
+            assertThat(results.inFlight())
+                    .as("kept while in flight, for idempotency")
+                    .isOne();
+
+            time.advanceTimeBy(TIMEOUT);
+
+            assertThat(results.inFlight()).isZero();
+        }
+
+        @Test
+        void anAnsweredWaitCancelsItsTimer() {
+            CommandMessage command = command("r1");
+            CompletableFuture<CommandResult> outcome = track(command, WaitStage.PROCESSED);
+            results.processed(command, 1, List.of("Placed"));
+
+            time.advanceTimeBy(TIMEOUT.multipliedBy(2));
+
+            assertThat(outcome).isCompletedWithValueMatching(result -> result.version() == 1);
+            assertThat(results.inFlight()).isZero();
+        }
+    }
+
+    @Nested
+    class Stops {
+
+        @Test
+        void aStopBeforeTheAppendSaysNotStoredAndTheLaneMayNotAppendAnyMore() {
+            CommandMessage command = command("r1");
+            CompletableFuture<CommandResult> outcome = track(command, WaitStage.PROCESSED);
+            CommandProgress progress = results.handling(command);
+
+            results.stopped(command, Reason.FORCED, null);
+
+            StageNotReachedException ended = notReached(outcome);
+            assertThat(ended.reason()).isEqualTo(Reason.FORCED);
+            assertThat(ended.storage()).isEqualTo(Storage.NOT_STORED);
+            assertThat(progress.beginAppend())
+                    .as("the sender was told nothing is stored")
+                    .isFalse();
+        }
+
+        @Test
+        void aStopDuringTheAppendSaysUnknown() {
+            CommandMessage command = command("r1");
+            CompletableFuture<CommandResult> outcome = track(command, WaitStage.PROCESSED);
+            assertThat(results.handling(command).beginAppend()).isTrue();
+
+            results.stopped(command, Reason.FORCED, null);
+
+            assertThat(notReached(outcome).storage()).isEqualTo(Storage.UNKNOWN);
+        }
+
+        @Test
+        void aFailureAfterAnAppendTheStoreDidNotConfirmSaysUnknownAndOtherFailuresPassUnchanged() {
+            CommandMessage unconfirmed = command("r1");
+            CompletableFuture<CommandResult> unconfirmedOutcome = track(unconfirmed, WaitStage.PROCESSED);
+            CommandProgress progress = results.handling(unconfirmed);
+            progress.beginAppend();
+            progress.appendFailed(false);
+            CommandMessage refused = command("r2");
+            CompletableFuture<CommandResult> refusedOutcome = track(refused, WaitStage.PROCESSED);
+            CommandProgress conflict = results.handling(refused);
+            conflict.beginAppend();
+            conflict.appendFailed(true);
+
+            IllegalStateException lost = new IllegalStateException("connection lost");
+            results.failed(unconfirmed, lost);
+            results.failed(refused, lost);
+
+            StageNotReachedException ended = notReached(unconfirmedOutcome);
+            assertThat(ended.reason()).isEqualTo(Reason.APPEND_UNCONFIRMED);
+            assertThat(ended.storage()).isEqualTo(Storage.UNKNOWN);
+            assertThat(ended).hasCause(lost);
+            assertThat(refusedOutcome)
+                    .failsWithin(Duration.ZERO)
+                    .withThrowableThat()
+                    .havingCause()
+                    .isSameAs(lost);
+        }
+
+        @Test
+        void aStopAfterTheAppendAnswersAProcessedWaitWithTheStoredResult() {
+            CommandMessage command = command("r1");
+            CompletableFuture<CommandResult> outcome = track(command, WaitStage.PROCESSED);
+            CommandProgress progress = results.handling(command);
+            progress.beginAppend();
+            progress.stored(7, List.of("Placed"));
+
+            results.stopped(command, Reason.FORCED, null);
+
+            assertThat(outcome)
+                    .isCompletedWithValueMatching(
+                            result -> result.version() == 7 && result.stage() == WaitStage.PROCESSED);
+        }
+
+        @Test
+        void aStopAfterTheAppendTellsAProjectedWaitThatItIsStored() {
+            CommandMessage command = command("r1");
+            results.expectProjections(ORDER, Set.of("Orders"));
+            CompletableFuture<CommandResult> outcome = track(command, WaitStage.PROJECTED);
+            CommandProgress progress = results.handling(command);
+            progress.beginAppend();
+            progress.stored(7, List.of("Placed"));
+
+            results.stopped(command, Reason.STOPPED, null);
+
+            StageNotReachedException ended = notReached(outcome);
+            assertThat(ended.reason()).isEqualTo(Reason.STOPPED);
+            assertThat(ended.storage()).isEqualTo(Storage.STORED);
+            assertThat(ended.stored().version()).isEqualTo(7);
+        }
+
+        @Test
+        void aStoppedProjectionEndsTheWaitsOnItNowOrWhenTheirEventsAreStored() {
+            results.expectProjections(ORDER, Set.of("Orders", "Invoices"));
+            CommandMessage stored = command("r1");
+            CommandMessage later = command("r2");
+            CompletableFuture<CommandResult> storedOutcome = track(stored, WaitStage.PROJECTED);
+            CompletableFuture<CommandResult> laterOutcome = track(later, WaitStage.PROJECTED);
+            results.processed(stored, 1, List.of("Placed"));
+            results.projected(stored.messageId(), "Invoices");
+
+            results.projectionStopped("Orders", Reason.FORCED);
+
+            assertThat(notReached(storedOutcome).storage()).isEqualTo(Storage.STORED);
+            assertThat(laterOutcome).isNotDone();
+            results.processed(later, 2, List.of("Paid"));
+            assertThat(notReached(laterOutcome).reason()).isEqualTo(Reason.FORCED);
+            assertThat(results.inFlight()).isZero();
+        }
+    }
+
+    @Nested
+    class Gateway {
+        private final InMemoryCommandBus bus = new InMemoryCommandBus(8, results);
+        private final DefaultCommandGateway gateway = new DefaultCommandGateway(bus, new InMemoryEventStore(), results);
+
+        @Test
+        void aSendWaitsAtMostItsOwnTimeout() {
+            bus.receive(ORDER); // declared, but nothing takes the commands
+            CompletableFuture<CommandResult> outcome = gateway.send(
+                            command("r1"), WaitStage.PROCESSED, Duration.ofSeconds(2))
+                    .toFuture();
+
+            time.advanceTimeBy(Duration.ofSeconds(2));
+
+            assertThat(notReached(outcome).reason()).isEqualTo(Reason.TIMED_OUT);
+            assertThat(results.inFlight()).isZero();
+        }
+
+        @Test
+        void aSendWithoutATimeoutWaitsTheDefault() {
+            bus.receive(ORDER);
+            CompletableFuture<CommandResult> outcome =
+                    gateway.send(command("r1"), WaitStage.PROCESSED).toFuture();
+
+            time.advanceTimeBy(TIMEOUT.minusSeconds(1));
+            assertThat(outcome).isNotDone();
+            time.advanceTimeBy(Duration.ofSeconds(1));
+
+            assertThat(notReached(outcome).reason()).isEqualTo(Reason.TIMED_OUT);
+        }
+
+        @Test
+        void aResendOfARequestInFlightWaitsForTheFirstThenForItsOwnTimeout() {
+            bus.receive(ORDER);
+            CompletableFuture<CommandResult> first = gateway.send(
+                            command("r1"), WaitStage.PROCESSED, Duration.ofSeconds(10))
+                    .toFuture();
+            CompletableFuture<CommandResult> second = gateway.send(
+                            command("r1"), WaitStage.PROCESSED, Duration.ofSeconds(4))
+                    .toFuture();
+
+            time.advanceTimeBy(Duration.ofSeconds(4));
+
+            assertThat(first).isNotDone();
+            assertThat(notReached(second).reason()).isEqualTo(Reason.TIMED_OUT);
+            assertThat(results.inFlight()).as("the resend sent nothing").isOne();
+        }
+    }
+}

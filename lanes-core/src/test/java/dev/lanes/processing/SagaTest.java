@@ -1,0 +1,229 @@
+package dev.lanes.processing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.lanes.api.AggregateId;
+import dev.lanes.api.NamedAggregate;
+import dev.lanes.api.RecoverableException;
+import dev.lanes.command.CommandGateway;
+import dev.lanes.command.CommandResult;
+import dev.lanes.command.WaitStage;
+import dev.lanes.event.InMemoryDomainEventBus;
+import dev.lanes.messaging.CommandMessage;
+import dev.lanes.messaging.DomainEventStream;
+import dev.lanes.messaging.IntakeGate;
+import dev.lanes.runtime.RuntimeContext;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.test.scheduler.VirtualTimeScheduler;
+
+/** A saga records commands and lets go of its lane; outcomes come back as replies in the lane of the causing aggregate. */
+class SagaTest {
+    private static final NamedAggregate ORDER = NamedAggregate.of("shop", "order");
+    private static final NamedAggregate STOCK = NamedAggregate.of("shop", "stock");
+    private static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+    private record Placed(String item) {}
+
+    private record Reserve(String item) {}
+
+    private record Release(String item) {}
+
+    private final ScriptedGateway gateway = new ScriptedGateway();
+    private final InMemoryDomainEventBus bus = new InMemoryDomainEventBus(1024);
+    private final List<String> log = new CopyOnWriteArrayList<>();
+    private CompositeEventDispatcher events;
+
+    @AfterEach
+    void stop() {
+        if (events != null) {
+            events.forceStop();
+        }
+    }
+
+    private EventProcessor.SagaBuilder reservations() {
+        return EventProcessor.saga("Reservations", gateway)
+                .on(ORDER, Placed.class, (placed, saga) -> {
+                    log.add("placed " + saga.event().aggregateId().id() + " v"
+                            + saga.event().version());
+                    saga.send(AggregateId.of(STOCK, placed.item()), new Reserve(placed.item()));
+                    return Mono.empty();
+                })
+                .onReply(Reserve.class, (reply, saga) -> {
+                    log.add("reply " + saga.event().aggregateId().id() + " v"
+                            + saga.event().version() + " " + (reply.succeeded() ? "ok" : "failed"));
+                    if (!reply.succeeded()) {
+                        saga.send(reply.target(), new Release(reply.command().item()));
+                    }
+                    return Mono.empty();
+                });
+    }
+
+    private void start(EventProcessor saga) {
+        events = CompositeEventDispatcher.builder("Events", bus)
+                .schedulerParallelism(2)
+                .processor(saga)
+                .build();
+        events.prepare(RuntimeContext.standalone()).block(TIMEOUT);
+        events.start();
+    }
+
+    private void publish(String order, int version, String item) {
+        bus.publish(DomainEventStream.of(
+                        CommandMessage.of(AggregateId.of(ORDER, order), "Place"), version, List.of(new Placed(item))))
+                .block(TIMEOUT);
+    }
+
+    @Test
+    void theSagasLaneMovesOnWhileItsCommandIsPending() {
+        start(reservations().build());
+
+        publish("o-1", 1, "apple");
+        publish("o-1", 2, "pear");
+
+        await().atMost(TIMEOUT).until(() -> gateway.sent.size() == 2);
+        assertThat(log).containsExactly("placed o-1 v1", "placed o-1 v2");
+        assertThat(gateway.sent)
+                .extracting(CommandMessage::requestId)
+                .allMatch(id -> id.startsWith("saga:Reservations:"))
+                .doesNotHaveDuplicates();
+        assertThat(gateway.sent).allMatch(CommandMessage::isFollowUp);
+    }
+
+    @Test
+    void anOutcomeComesBackInTheSagasLaneAndItsReplyMaySendMoreWithDerivedRequestIds() {
+        start(reservations().build());
+        publish("o-1", 1, "apple");
+        await().atMost(TIMEOUT).until(() -> gateway.sent.size() == 1);
+        CommandMessage reserve = gateway.sent.get(0);
+
+        gateway.fail(reserve, new IllegalStateException("out of stock"));
+
+        await().atMost(TIMEOUT).until(() -> gateway.sent.size() == 2);
+        assertThat(log).containsExactly("placed o-1 v1", "reply o-1 v1 failed");
+        CommandMessage release = gateway.sent.get(1);
+        assertThat(release.command()).isEqualTo(new Release("apple"));
+        assertThat(release.requestId()).isEqualTo(reserve.requestId() + ":1");
+        assertThat(release.headers())
+                .containsEntry(CommandMessage.CAUSE_HEADER, reserve.headers().get(CommandMessage.CAUSE_HEADER));
+    }
+
+    @Test
+    void aTransientFailureIsSentAgainWithTheSameRequestIdAfterItsBackoffAndOnlyTheFinalOutcomeIsReplied() {
+        VirtualTimeScheduler time = VirtualTimeScheduler.create();
+        start(reservations()
+                .commandRetries(
+                        EventProcessor.SagaBuilder.DEFAULT_COMMAND_RETRIES
+                                .withBackoff(Duration.ofSeconds(1), Duration.ofSeconds(1))
+                                .withJitter(0),
+                        time)
+                .build());
+        gateway.answer = message -> gateway.sent.size() == 1
+                ? Mono.error(new Busy())
+                : Mono.just(new CommandResult(
+                        message.messageId(),
+                        message.requestId(),
+                        message.aggregateId(),
+                        WaitStage.PROCESSED,
+                        1,
+                        List.of()));
+
+        publish("o-1", 1, "apple");
+        await().atMost(TIMEOUT).until(() -> gateway.sent.size() == 1);
+        time.advanceTimeBy(Duration.ofMillis(999));
+        assertThat(gateway.sent).hasSize(1);
+        time.advanceTimeBy(Duration.ofMillis(1));
+
+        await().atMost(TIMEOUT).until(() -> log.contains("reply o-1 v1 ok"));
+        assertThat(gateway.sent).hasSize(2);
+        assertThat(gateway.sent.get(1).requestId())
+                .isEqualTo(gateway.sent.get(0).requestId());
+        assertThat(gateway.sent.get(1).messageId())
+                .isNotEqualTo(gateway.sent.get(0).messageId());
+        assertThat(log).doesNotContain("reply o-1 v1 failed");
+    }
+
+    @Test
+    void aSagaAtItsBudgetOfPendingCommandsTakesNoMoreStreamsUntilRepliesBringItDown() {
+        start(reservations().maxPendingCommands(4).build());
+        int orders = 200;
+        for (int i = 0; i < orders; i++) {
+            publish("o-" + i, 1, "item-" + i);
+        }
+
+        await().atMost(TIMEOUT).until(() -> gateway.sent.size() >= 4);
+        await().during(Duration.ofMillis(200)).atMost(TIMEOUT).until(() -> gateway.sent.size() < orders);
+        assertThat(gateway.sent.size())
+                .as("paused within a window of streams past the budget")
+                .isLessThanOrEqualTo(4 + IntakeGate.WINDOW);
+
+        gateway.answer = message -> Mono.just(new CommandResult(
+                message.messageId(), message.requestId(), message.aggregateId(), WaitStage.PROCESSED, 1, List.of()));
+        gateway.succeedAll();
+
+        await().atMost(TIMEOUT)
+                .until(() -> log.stream().filter(line -> line.endsWith("ok")).count() == orders);
+        assertThat(gateway.sent).hasSize(orders);
+    }
+
+    /** A recoverable failure, as a full lane or a timed-out wait would be. */
+    private static final class Busy extends RecoverableException {
+        private static final long serialVersionUID = 1L;
+
+        Busy() {
+            super("busy");
+        }
+    }
+
+    /** Records what it is asked to send; answers as scripted, by default never (until told). */
+    private static final class ScriptedGateway implements CommandGateway {
+        final List<CommandMessage> sent = new CopyOnWriteArrayList<>();
+        final Map<String, Sinks.One<CommandResult>> pending = new ConcurrentHashMap<>();
+        volatile Function<CommandMessage, Mono<CommandResult>> answer = message -> {
+            Sinks.One<CommandResult> outcome = Sinks.one();
+            pending.put(message.messageId(), outcome);
+            return outcome.asMono();
+        };
+
+        @Override
+        public Mono<CommandResult> send(CommandMessage command, WaitStage waitStage) {
+            return Mono.defer(() -> {
+                sent.add(command);
+                return answer.apply(command);
+            });
+        }
+
+        @Override
+        public Mono<CommandResult> send(CommandMessage command, WaitStage waitStage, Duration timeout) {
+            return send(command, waitStage);
+        }
+
+        void fail(CommandMessage command, Throwable error) {
+            pending.remove(command.messageId()).tryEmitError(error);
+        }
+
+        void succeedAll() {
+            for (CommandMessage command : sent) {
+                Sinks.One<CommandResult> outcome = pending.remove(command.messageId());
+                if (outcome != null) {
+                    outcome.tryEmitValue(new CommandResult(
+                            command.messageId(),
+                            command.requestId(),
+                            command.aggregateId(),
+                            WaitStage.PROCESSED,
+                            1,
+                            List.of()));
+                }
+            }
+        }
+    }
+}
