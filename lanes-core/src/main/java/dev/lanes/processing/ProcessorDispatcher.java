@@ -94,7 +94,8 @@ final class ProcessorDispatcher implements GroupedComponent {
         BacklogRoute<MessageExchange<Object>> route = new BacklogRoute<>(
                 null, held -> held.reject(new IllegalStateException(this + " stopped before taking " + held)));
         replies.put(type, route);
-        return Flux.merge(route.flux(), sagaOutbox.gate().admit(streams));
+        // prefetch 1: at most one stream in hand-over when the gate closes
+        return Flux.merge(1, route.flux(), sagaOutbox.gate().admit(streams));
     }
 
     @SuppressWarnings("unchecked")

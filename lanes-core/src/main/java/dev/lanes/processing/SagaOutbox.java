@@ -34,8 +34,10 @@ import reactor.core.scheduler.Scheduler;
  *
  * <p><b>Bound.</b> Pending commands (sent, reply not yet taken by the saga's lane) count in a {@link Backlog}: at its
  * budget it closes the saga's intake gate, so the saga takes no new event streams (its consumer group's route on the
- * bus fills, which in turn pauses new commands at the command side) until replies bring it back to half. The commands
- * themselves are follow-ups: the command bus never refuses or gates them, so this pause always drains.
+ * bus fills, which in turn pauses new commands at the command side) until replies bring it back to half. Streams the
+ * saga had already taken (at most its dispatcher's {@code maxQueued}, plus the {@link IntakeGate#WINDOW} in
+ * hand-over) still run, so the pending commands may pass the budget by what those record. The commands themselves are
+ * follow-ups: the command bus never refuses or gates them, so this pause always drains.
  *
  * <p><b>Lifecycle.</b> Each pending command holds an activity lease until its reply is taken (or dropped), so a
  * graceful stop waits for it. After {@link #stop()} no command is sent or retried and replies are dropped with a log
