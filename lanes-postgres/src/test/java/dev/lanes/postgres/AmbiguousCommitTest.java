@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.lanes.api.AggregateId;
 import dev.lanes.command.CommandResult;
 import dev.lanes.command.WaitStage;
-import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEventStream;
+import dev.lanes.test.LostAcknowledgementStore;
 import dev.lanes.test.bank.AccountCommand.Deposit;
 import dev.lanes.test.bank.AccountCommand.OpenAccount;
 import dev.lanes.test.bank.AccountCommand.Withdraw;
@@ -15,10 +15,7 @@ import dev.lanes.test.bank.Bank;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
-import reactor.core.publisher.Flux;
-import reactor.core.publisher.Mono;
 
 /**
  * A commit whose acknowledgement is lost on its way back from PostgreSQL: the lane's retry finds the request id in
@@ -29,12 +26,15 @@ class AmbiguousCommitTest {
 
     @Test
     void aWithdrawalCommittedButNotAcknowledgedIsAnsweredWithItsStoredVersionAndStoredOnce() {
-        LostAcknowledgement store = new LostAcknowledgement(TestDatabase.store());
+        LostAcknowledgementStore store = new LostAcknowledgementStore(
+                TestDatabase.store(),
+                () -> new PostgresUnavailableException(
+                        "connection reset after commit", new SQLException("I/O error", "08006")));
         try (BankNode node = new BankNode("Ambiguous", store).start()) {
             AggregateId id = Bank.account("ack-" + UUID.randomUUID());
             node.gateway.send(id, new OpenAccount("ann"), WaitStage.PROCESSED).block(TIMEOUT);
             node.gateway.send(id, new Deposit(100), WaitStage.PROCESSED).block(TIMEOUT);
-            store.loseNextAcknowledgement.set(true);
+            store.loseNextAcknowledgement();
 
             CommandResult withdrawal = node.gateway
                     .send(CommandMessage.of(id, new Withdraw(100), "withdraw-all"), WaitStage.PROCESSED)
@@ -50,40 +50,6 @@ class AmbiguousCommitTest {
             assertThat(node.stats().retried())
                     .as("the lost acknowledgement was retried")
                     .isEqualTo(1);
-        }
-    }
-
-    /** The PostgreSQL store, but the next append's acknowledgement is lost after its commit. */
-    static final class LostAcknowledgement implements EventStore {
-        final AtomicBoolean loseNextAcknowledgement = new AtomicBoolean();
-        private final PostgresEventStore delegate;
-
-        LostAcknowledgement(PostgresEventStore delegate) {
-            this.delegate = delegate;
-        }
-
-        @Override
-        public Mono<Void> append(DomainEventStream stream) {
-            return delegate.append(stream)
-                    .then(Mono.defer(() -> loseNextAcknowledgement.getAndSet(false)
-                            ? Mono.error(new PostgresUnavailableException(
-                                    "connection reset after commit", new SQLException("I/O error", "08006")))
-                            : Mono.empty()));
-        }
-
-        @Override
-        public Flux<DomainEventStream> load(AggregateId aggregateId, int fromVersion, int toVersion) {
-            return delegate.load(aggregateId, fromVersion, toVersion);
-        }
-
-        @Override
-        public Mono<Boolean> hasRequestId(AggregateId aggregateId, String requestId) {
-            return delegate.hasRequestId(aggregateId, requestId);
-        }
-
-        @Override
-        public Mono<DomainEventStream> findByRequestId(AggregateId aggregateId, String requestId) {
-            return delegate.findByRequestId(aggregateId, requestId);
         }
     }
 }

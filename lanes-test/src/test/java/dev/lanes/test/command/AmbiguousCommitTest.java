@@ -7,10 +7,10 @@ import dev.lanes.command.CommandResult;
 import dev.lanes.command.WaitStage;
 import dev.lanes.dispatch.MessageExchange;
 import dev.lanes.event.InMemoryDomainEventBus;
-import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.eventsourcing.InMemoryEventStore;
 import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEventStream;
+import dev.lanes.test.LostAcknowledgementStore;
 import dev.lanes.test.bank.AccountCommand.Deposit;
 import dev.lanes.test.bank.AccountCommand.OpenAccount;
 import dev.lanes.test.bank.AccountCommand.Withdraw;
@@ -20,10 +20,7 @@ import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
-import reactor.core.publisher.Flux;
-import reactor.core.publisher.Mono;
 
 /**
  * A commit whose acknowledgement is lost (the store committed, then the connection failed) is answered with what it
@@ -34,7 +31,9 @@ class AmbiguousCommitTest {
 
     @Test
     void aWithdrawalWhoseCommitWasNotAcknowledgedIsAnsweredWithItsStoredResultNotRefusedOnRetry() {
-        LostAcknowledgement store = new LostAcknowledgement(new InMemoryEventStore());
+        LostAcknowledgementStore store = new LostAcknowledgementStore(
+                new InMemoryEventStore(),
+                () -> new UncheckedIOException(new IOException("connection reset after commit")));
         InMemoryDomainEventBus eventBus = new InMemoryDomainEventBus(64);
         List<Integer> published = new CopyOnWriteArrayList<>();
         eventBus.receive("Audit", Bank.ACCOUNT).subscribe((MessageExchange<DomainEventStream> exchange) -> {
@@ -45,7 +44,7 @@ class AmbiguousCommitTest {
             AggregateId id = Bank.account("lost-ack");
             bank.gateway.send(id, new OpenAccount("ann"), WaitStage.PROCESSED).block(TIMEOUT);
             bank.gateway.send(id, new Deposit(100), WaitStage.PROCESSED).block(TIMEOUT);
-            store.loseNextAcknowledgement.set(true);
+            store.loseNextAcknowledgement();
 
             CommandResult withdrawal = bank.gateway
                     .send(CommandMessage.of(id, new Withdraw(100), "withdraw-all"), WaitStage.PROCESSED)
@@ -62,34 +61,6 @@ class AmbiguousCommitTest {
                     .as("the lost commit's stream is published once")
                     .containsExactly(1, 2, 3);
             assertThat(bank.stats().retried()).isEqualTo(1);
-        }
-    }
-
-    /** Commits the next append, then fails it as a connection lost before the acknowledgement would. */
-    static final class LostAcknowledgement implements EventStore {
-        final AtomicBoolean loseNextAcknowledgement = new AtomicBoolean();
-        private final EventStore delegate;
-
-        LostAcknowledgement(EventStore delegate) {
-            this.delegate = delegate;
-        }
-
-        @Override
-        public Mono<Void> append(DomainEventStream stream) {
-            return delegate.append(stream)
-                    .then(Mono.defer(() -> loseNextAcknowledgement.getAndSet(false)
-                            ? Mono.error(new UncheckedIOException(new IOException("connection reset after commit")))
-                            : Mono.empty()));
-        }
-
-        @Override
-        public Flux<DomainEventStream> load(AggregateId aggregateId, int fromVersion, int toVersion) {
-            return delegate.load(aggregateId, fromVersion, toVersion);
-        }
-
-        @Override
-        public Mono<Boolean> hasRequestId(AggregateId aggregateId, String requestId) {
-            return delegate.hasRequestId(aggregateId, requestId);
         }
     }
 }
