@@ -32,8 +32,16 @@ final class Completion implements BenchExchange.Settlement {
     }
 
     void await() throws InterruptedException {
-        if (!remaining.await(10, TimeUnit.MINUTES)) {
-            throw new IllegalStateException("not settled after 10 minutes: " + remaining.getCount() + " left");
+        await(() -> "");
+    }
+
+    /** Waits up to 2 minutes; on a stall, fails with {@code state} (the wiring's view of its dispatchers). */
+    void await(java.util.function.Supplier<String> state) throws InterruptedException {
+        if (!remaining.await(2, TimeUnit.MINUTES)) {
+            String seen = state.get();
+            System.out.printf(
+                    "%nstalled: %d of %d not settled after 2 minutes; %s%n", remaining.getCount(), expected, seen);
+            throw new IllegalStateException("not settled after 2 minutes: " + remaining.getCount() + " left; " + seen);
         }
     }
 

@@ -103,7 +103,7 @@ public class CpuHandlerBenchmark {
     @Benchmark
     public void dispatch() throws InterruptedException {
         wiring.start();
-        completion.await();
+        completion.await(wiring::describe);
     }
 
     @TearDown(Level.Iteration)

@@ -83,7 +83,7 @@ public class LaneThroughputBenchmark {
     @Benchmark
     public void dispatch() throws InterruptedException {
         wiring.start();
-        completion.await();
+        completion.await(wiring::describe);
     }
 
     @TearDown(Level.Iteration)

@@ -103,7 +103,7 @@ public class ManyTypesBenchmark {
     @Benchmark
     public void dispatch() throws InterruptedException {
         wiring.start();
-        completion.await();
+        completion.await(wiring::describe);
     }
 
     /** The {@code threads:} line; the workers are still alive, the wiring is closed after it. */

@@ -150,6 +150,27 @@ final class Wiring implements AutoCloseable {
         chainError.compareAndSet(null, error);
     }
 
+    /** The dispatchers' stats and the live worker threads, for a stalled run's report. */
+    String describe() {
+        StringBuilder out = new StringBuilder();
+        for (AggregateDispatcher<Integer> dispatcher : dispatchers) {
+            out.append(dispatcher.namedAggregate())
+                    .append(' ')
+                    .append(dispatcher.state())
+                    .append(' ')
+                    .append(dispatcher.stats())
+                    .append('\n');
+        }
+        Thread.getAllStackTraces().keySet().stream()
+                .filter(thread -> thread.getName().startsWith(threadPrefix + "-"))
+                .forEach(thread -> out.append("live ")
+                        .append(thread.getName())
+                        .append(' ')
+                        .append(thread.getState())
+                        .append('\n'));
+        return out.toString();
+    }
+
     /**
      * The first error a chain, baseline or loop terminated with; the engine reports its faults through its own logging.
      */
