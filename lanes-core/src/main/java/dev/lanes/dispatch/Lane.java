@@ -120,8 +120,13 @@ final class Lane<M> extends LaneNode implements Runnable {
      */
     int settleFinished() {
         if (finished > 0) {
-            available = (int) PENDING.getAndAdd(this, -finished) - finished;
+            int done = finished;
             finished = 0;
+            int left = (int) PENDING.getAndAdd(this, -done) - done;
+            if (left == 0) {
+                return 0; // let go: from here on the owner fields belong to the next owner, who may already run
+            }
+            available = left;
         }
         return available;
     }
