@@ -486,8 +486,8 @@ public final class AggregateDispatcher<M>
     @Override
     public void drain(Lane<M> lane) {
         int settled = 0; // slots to free once the lane has moved past them
-        int finished = 0; // envelopes finished here and not yet subtracted from the lane's count
-        int counted = lane.depth(); // envelopes this owner may take without looking at the count again
+        // linked envelopes this owner may take without looking at the count again (the current one is not among them)
+        int available = lane.depth() - (lane.current != null ? 1 : 0);
         try {
             for (int budget = LANE_BATCH; ; ) {
                 if (state.get() == State.STOPPED) {
@@ -495,28 +495,28 @@ public final class AggregateDispatcher<M>
                 }
                 Envelope<M> envelope = lane.current;
                 if (envelope == null) {
+                    if (available == 0) {
+                        available = lane.complete();
+                        if (available == 0) {
+                            lanes.emptied(lane);
+                            return;
+                        }
+                    }
+                    available--;
                     envelope = lane.poll();
                     lane.current = envelope;
                 }
-                Step step = attempt(lane, envelope);
-                if (step != Step.DONE) {
-                    if (step != Step.STOPPED && finished > 0) {
-                        lane.complete(finished); // the current one stays counted: the lane stays owned
-                    }
-                    return;
+                if (attempt(lane, envelope) != Step.DONE) {
+                    return; // handed on: attempt subtracted what the lane had finished before it let go
                 }
                 lane.current = null;
+                lane.finish();
                 settled++;
-                finished++;
-                if (finished == counted || budget == 1) {
-                    counted = lane.complete(finished);
-                    finished = 0;
-                    if (counted == 0) {
+                if (--budget == 0) {
+                    if (lane.complete() == 0) {
                         lanes.emptied(lane);
                         return;
                     }
-                }
-                if (--budget == 0) {
                     freeSlots(settled);
                     settled = 0;
                     execute(lane); // yield the worker; the lane goes back to the workers' queue
@@ -555,6 +555,7 @@ public final class AggregateDispatcher<M>
         }
         HandlerSubscriber<M> subscriber = new HandlerSubscriber<>(lane, envelope, this);
         envelope.running = subscriber;
+        lane.handOver(); // the handler's end may continue the lane elsewhere: its count must be exact by then
         handling.subscribe(subscriber);
         if (!subscriber.endedWhileSubscribing()) {
             return Step.ASYNC;
@@ -610,6 +611,7 @@ public final class AggregateDispatcher<M>
     private void retryLater(Lane<M> lane, Envelope<M> envelope, Throwable error) {
         Duration backoff = settings.retryPolicy().backoff(envelope.attempts);
         log.debug("{} retrying {} in {} after: {}", this, envelope.exchange.aggregateId(), backoff, error.toString());
+        lane.handOver(); // the retry continues the lane elsewhere: its count must be exact by then
         try {
             Objects.requireNonNull(scheduler, "scheduler").schedule(lane, backoff.toNanos(), TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException refused) {
@@ -620,7 +622,8 @@ public final class AggregateDispatcher<M>
     /** The current envelope is done: true if the lane has another, which its owner (the caller) must run. */
     private boolean advance(Lane<M> lane) {
         lane.current = null;
-        if (lane.complete(1) > 0) {
+        lane.finish();
+        if (lane.complete() > 0) {
             return true;
         }
         lanes.emptied(lane);

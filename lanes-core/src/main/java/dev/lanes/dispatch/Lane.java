@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>Threads.</b> One producer, the dispatcher's intake (serial, as Reactive Streams guarantees), appends with {@link
  * #offer}. One owner at a time consumes: whoever moves {@code pending} from 0 to 1 owns the lane and must run it; the
- * owner keeps it, across threads and asynchronous handler ends, until its {@link #complete()} brings {@code pending}
+ * owner keeps it, across threads and asynchronous handler ends, until its {@link #complete} brings {@code pending}
  * back to 0. So exactly one envelope of a lane is handled at a time, in arrival order, without a lock.
  *
  * <p><b>Retirement.</b> A keyed lane leaves its registry when it empties: its owner moves {@code pending} from 0 to
@@ -53,6 +53,9 @@ final class Lane<M> extends LaneNode implements Runnable {
     @Nullable
     Envelope<M> current;
 
+    /** Envelopes the owner finished and has not yet subtracted from {@code pending}; the owner's only. */
+    private int finished;
+
     Lane(Object key, LaneRunner<M> runner) {
         this.key = key;
         this.runner = runner;
@@ -91,16 +94,34 @@ final class Lane<M> extends LaneNode implements Runnable {
         return envelope;
     }
 
+    /** Owner only: the current envelope is finished; it stays counted until the next {@link #complete}. */
+    void finish() {
+        finished++;
+    }
+
     /**
-     * Owner only: {@code done} envelopes, counted before, are finished. Returns the envelopes still pending; at 0 the
-     * owner lets go. The owner may finish several envelopes it saw counted before it subtracts them, so a busy lane
-     * touches the shared count once per batch, not once per envelope.
+     * Owner only: subtracts the envelopes finished since the last call from the count and returns the envelopes still
+     * pending; at 0 the owner lets go. So a busy lane touches the shared count once per batch, not once per envelope.
+     * The owner calls it before it hands the lane on (an asynchronous handler, a retry, a yield), so whoever continues
+     * the lane finds the count exact.
      */
-    int complete(int done) {
+    int complete() {
+        int done = finished;
+        if (done == 0) {
+            return (int) PENDING.getVolatile(this);
+        }
+        finished = 0;
         return (int) PENDING.getAndAdd(this, -done) - done;
     }
 
-    /** Owner only, after {@link #complete()} returned 0: retires the lane unless an offer came in meanwhile. */
+    /** Owner only, before it hands the lane on without letting go: subtracts what it finished. */
+    void handOver() {
+        if (finished > 0) {
+            complete();
+        }
+    }
+
+    /** Owner only, after {@link #complete} returned 0: retires the lane unless an offer came in meanwhile. */
     boolean tryRetire() {
         return PENDING.compareAndSet(this, 0, RETIRED);
     }
