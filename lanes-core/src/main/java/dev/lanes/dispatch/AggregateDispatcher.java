@@ -51,7 +51,10 @@ import reactor.core.scheduler.Schedulers;
  * a worker, which runs its exchanges one after the other while their handlers end at once (up to a batch, then the lane
  * goes back to the workers' queue); a handler that ends later continues the lane from wherever it ends, through a
  * worker. Nothing is locked per exchange. With the schedulers of {@link
- * dev.lanes.scheduler.DefaultAggregateSchedulerSupplier} any free worker of the type takes the next ready lane.
+ * dev.lanes.scheduler.DefaultAggregateSchedulerSupplier} any free worker of the type takes the next ready lane. The
+ * exchanges a source emits inside the dispatcher's own request, on the requesting thread, are admitted in batches and
+ * reach each lane as one chain when the request returns (see {@link LaneWriter}); exchanges emitted from elsewhere are
+ * admitted one by one, in delivery order with the others.
  *
  * <p><b>Failures.</b> A handler error is retried inside the lane by the {@link RetryPolicy}, then the exchange is
  * parked with its error and acknowledged, and the lane moves on. Only infrastructure faults (the scheduler refuses
@@ -126,7 +129,6 @@ public final class AggregateDispatcher<M>
         throw new RejectedExecutionException("not prepared");
     };
     private final int hotKeySampling;
-    private int admissions;
 
     private AggregateDispatcher(Builder<M> builder) {
         this.name = Require.notBlank(builder.name, "name");
@@ -142,8 +144,9 @@ public final class AggregateDispatcher<M>
         this.nanoTime = builder.nanoTime;
         this.cleanup = builder.cleanup;
         this.lanes = LaneRegistry.of(settings, this);
-        this.intake = new Intake<>(this::admit, this::sourceFailed, this::runOnCleanup, settings.maxQueued());
         this.hotKeySampling = builder.hotKeySampling;
+        this.intake = new Intake<>(
+                new LaneWriter<>(lanes, new Gate()), this::sourceFailed, this::runOnCleanup, settings.maxQueued());
         this.hotKeys = new HotKeyTracker(HOT_KEY_CAPACITY, HOT_KEY_WINDOW_NANOS, nanoTime);
         this.gracefulStop = Mono.defer(() -> {
             quiesce();
@@ -381,39 +384,82 @@ public final class AggregateDispatcher<M>
 
     // ---------------------------------------------------------------- intake
 
-    /** Called serially by the source for each delivered exchange. */
-    private void admit(MessageExchange<M> exchange) {
-        admitted.incrementAndGet();
-        if (state.get() != State.RUNNING) {
-            refuse(exchange, Reason.STOPPING, this + " is " + state() + "; not taking " + describe(exchange));
-            return;
+    /**
+     * What the producer side ({@link LaneWriter}, called serially) asks the dispatcher: the state, the bounds, leases and
+     * hot ids, refusals, and hand-offs of the lanes it comes to own.
+     */
+    private final class Gate implements LaneWriter.Admission<M> {
+        private int untilHotKeySample = hotKeySampling;
+
+        @Override
+        public void reserve(int slots) {
+            admitted.addAndGet(slots);
         }
-        Lane<M> lane;
-        try {
-            lane = lanes.laneOf(Objects.requireNonNull(exchange.aggregateId(), "aggregateId() returned null"));
-        } catch (RuntimeException unroutable) {
+
+        @Override
+        public void unreserve(int slots) {
+            if (slots > 0 && admitted.addAndGet(-slots) == 0) {
+                intake.release(0, true); // credits gathered while the reservation was held go out now
+                terminateIfDrained();
+            }
+        }
+
+        @Override
+        public boolean running() {
+            return state.get() == State.RUNNING;
+        }
+
+        @Override
+        public boolean forceStopped() {
+            return state.get() == State.STOPPED;
+        }
+
+        @Override
+        public void refuseStopping(MessageExchange<M> exchange) {
+            refuse(
+                    exchange,
+                    Reason.STOPPING,
+                    AggregateDispatcher.this + " is " + state() + "; not taking " + describe(exchange));
+        }
+
+        @Override
+        public void refuseUnroutable(MessageExchange<M> exchange, RuntimeException cause) {
             refuse(
                     exchange,
                     Reason.UNROUTABLE,
-                    this + " cannot route an exchange whose aggregateId() failed: " + unroutable);
-            return;
+                    AggregateDispatcher.this + " cannot route an exchange whose aggregateId() failed: " + cause);
         }
-        if (rejectOverBound && lane.depth() >= settings.maxQueuedPerLane()) {
-            refuse(
-                    exchange,
-                    Reason.LANE_FULL,
-                    this + " lane of " + exchange.aggregateId() + " is full (maxQueuedPerLane="
-                            + settings.maxQueuedPerLane() + ", queued in dispatcher=" + admitted.get() + ")");
-            return;
+
+        @Override
+        public @Nullable Envelope<M> envelope(MessageExchange<M> exchange, Lane<M> lane, int staged) {
+            if (rejectOverBound && lane.depth() + staged >= settings.maxQueuedPerLane()) {
+                refuse(
+                        exchange,
+                        Reason.LANE_FULL,
+                        AggregateDispatcher.this + " lane of " + exchange.aggregateId() + " is full (maxQueuedPerLane="
+                                + settings.maxQueuedPerLane() + ", queued in dispatcher=" + admitted.get() + ")");
+                return null;
+            }
+            ActivityLease lease = acquireLease(exchange);
+            if (lease == null) {
+                return null;
+            }
+            if (--untilHotKeySample == 0) {
+                untilHotKeySample = hotKeySampling;
+                hotKeys.record(exchange.aggregateId().id());
+            }
+            return new Envelope<>(exchange, lease, timed ? nanoTime.getAsLong() : 0L);
         }
-        ActivityLease lease = acquireLease(exchange);
-        if (lease == null) {
-            return;
+
+        @Override
+        public void run(Lane<M> lane) {
+            execute(lane);
         }
-        if (++admissions % hotKeySampling == 0) { // the intake is serial: a plain counter suffices
-            hotKeys.record(exchange.aggregateId().id());
+
+        @Override
+        public void rejectForced(Envelope<M> envelope) {
+            AggregateDispatcher.this.rejectForced(envelope);
         }
-        enqueue(lane, new Envelope<>(exchange, lease, timed ? nanoTime.getAsLong() : 0L));
     }
 
     private @Nullable ActivityLease acquireLease(MessageExchange<M> exchange) {
@@ -430,21 +476,6 @@ public final class AggregateDispatcher<M>
             refuse(exchange, Reason.ADMISSION_CLOSED, this + " admission is closed; " + exchange.aggregateId());
         }
         return lease;
-    }
-
-    private void enqueue(Lane<M> lane, Envelope<M> envelope) {
-        Lane<M> target = lane;
-        int before = target.offer(envelope);
-        if (before == Lane.RETIRED) {
-            target = lanes.renew(target);
-            before = target.offer(envelope);
-        }
-        if (before == 0) {
-            execute(target);
-        }
-        if (state.get() == State.STOPPED) { // a force stop may have walked this lane before the offer
-            rejectForced(envelope);
-        }
     }
 
     private static String describe(MessageExchange<?> exchange) {

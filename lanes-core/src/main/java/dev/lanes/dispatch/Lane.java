@@ -9,15 +9,17 @@ import org.jspecify.annotations.Nullable;
  * One serial lane: a queue of admitted envelopes in arrival order and a work-in-progress count, as in Reactor's drain
  * loops.
  *
- * <p><b>Threads.</b> One producer, the dispatcher's intake (serial, as Reactive Streams guarantees), appends with {@link
- * #offer}. One owner at a time consumes: whoever moves {@code pending} from 0 to 1 owns the lane and must run it; the
- * owner keeps it, across threads and asynchronous handler ends, until its {@link #complete} brings {@code pending}
- * back to 0. So exactly one envelope of a lane is handled at a time, in arrival order, without a lock.
+ * <p><b>Threads.</b> One producer at a time, whoever holds the dispatcher's producer side ({@link LaneWriter}), stages
+ * envelopes with {@link #stage} and appends what it staged with {@link #offerStaged}: one link and one count for the
+ * whole chain. One owner at a time consumes: whoever moves {@code pending} from 0 to above 0 owns the lane and must run
+ * it; the owner keeps it, across threads and asynchronous handler ends, until its {@link #complete} brings {@code
+ * pending} back to 0. So exactly one envelope of a lane is handled at a time, in arrival order, without a lock.
  *
  * <p><b>Retirement.</b> A keyed lane leaves its registry when it empties: its owner moves {@code pending} from 0 to
- * {@link #RETIRED}, after which {@link #offer} refuses to count an envelope and the intake starts a fresh lane.
+ * {@link #RETIRED}, after which {@link #offerStaged} refuses to count a chain and the producer moves the chain to the
+ * key's successor lane ({@link #moveStageTo}).
  */
-final class Lane<M> extends LaneNode implements Runnable {
+final class Lane<M> extends LanePad<M> implements Runnable {
     static final int RETIRED = -1;
     private static final VarHandle PENDING;
     private static final VarHandle HEAD;
@@ -43,9 +45,6 @@ final class Lane<M> extends LaneNode implements Runnable {
     @SuppressWarnings("unused") // accessed through HEAD
     private volatile LaneNode head = this;
 
-    /** The last node offered; the intake's only. */
-    private LaneNode tail = this;
-
     /**
      * The envelope being handled or waiting for its retry; the owner's only (read racily for stats). Null between
      * envelopes.
@@ -68,18 +67,20 @@ final class Lane<M> extends LaneNode implements Runnable {
     }
 
     /**
-     * Intake only: appends {@code envelope} and counts it. Returns the count before it: 0 means the caller now owns the
-     * lane and must run it; {@link #RETIRED} means the lane had retired and the caller must offer it to a fresh lane.
+     * Producer only: appends the staged chain and counts it, one link and one compare-and-set for the whole chain, and
+     * empties the stage. Returns the count before it: 0 means the caller now owns the lane and must run it. {@link
+     * #RETIRED} means the lane had retired: the stage is kept, for {@link #moveStageTo} its successor.
      */
-    int offer(Envelope<M> envelope) {
-        tail.linkNext(envelope);
-        tail = envelope;
+    int offerStaged() {
+        int count = staged();
+        linkStaged();
         for (; ; ) {
             int before = (int) PENDING.getVolatile(this);
             if (before == RETIRED) {
                 return RETIRED;
             }
-            if (PENDING.compareAndSet(this, before, before + 1)) {
+            if (PENDING.compareAndSet(this, before, before + count)) {
+                clearStage();
                 return before;
             }
         }

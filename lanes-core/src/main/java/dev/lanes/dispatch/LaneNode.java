@@ -27,6 +27,11 @@ abstract class LaneNode {
         NEXT.setRelease(this, node);
     }
 
+    /** Links {@code node} after this one without a fence: for a chain published later by a {@link #linkNext}. */
+    final void linkNextPlain(LaneNode node) {
+        NEXT.set(this, node);
+    }
+
     @Nullable
     final LaneNode nextNode() {
         return (LaneNode) NEXT.getAcquire(this);
