@@ -313,12 +313,14 @@ public final class AggregateDispatcher<M>
     private int abandon(Lane<M> lane) {
         int count = 0;
         lane.depth(); // a volatile read: what was counted before the stop is linked
-        for (LaneNode node = lane.oldest(); node != null; node = node.nextNode()) {
+        for (LaneNode node = lane.oldest(); node != null; ) {
             if (node instanceof Envelope<?> queued) {
                 @SuppressWarnings("unchecked")
                 Envelope<M> envelope = (Envelope<M>) queued;
                 count += rejectForced(envelope) ? 1 : 0;
             }
+            LaneNode next = node.nextNode();
+            node = next == node ? lane.oldest() : next; // consumed meanwhile: the owner moved on from it
         }
         return count;
     }
@@ -457,8 +459,8 @@ public final class AggregateDispatcher<M>
         }
 
         @Override
-        public void rejectForced(Envelope<M> envelope) {
-            AggregateDispatcher.this.rejectForced(envelope);
+        public void abandon(Lane<M> lane) {
+            AggregateDispatcher.this.abandon(lane);
         }
     }
 

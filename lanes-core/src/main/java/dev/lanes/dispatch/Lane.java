@@ -86,10 +86,16 @@ final class Lane<M> extends LanePad<M> implements Runnable {
         }
     }
 
-    /** Owner only: the next envelope; there is one, since {@code pending} counted it after it was linked. */
+    /**
+     * Owner only: the next envelope; there is one, since {@code pending} counted it after it was linked. The node left
+     * behind is linked to itself: a consumed envelope that reached the old generation must not keep every later one of
+     * its lane reachable (a young collection would copy the whole queue).
+     */
     Envelope<M> poll() {
-        LaneNode next = Objects.requireNonNull(((LaneNode) HEAD.getOpaque(this)).nextNode(), "counted but not linked");
+        LaneNode consumed = (LaneNode) HEAD.getOpaque(this);
+        LaneNode next = Objects.requireNonNull(consumed.nextNode(), "counted but not linked");
         HEAD.setRelease(this, next);
+        consumed.unlink();
         @SuppressWarnings("unchecked")
         Envelope<M> envelope = (Envelope<M>) next;
         return envelope;
@@ -132,7 +138,10 @@ final class Lane<M> extends LanePad<M> implements Runnable {
         return Math.max(0, (int) PENDING.getVolatile(this));
     }
 
-    /** The oldest node that may still be unsettled: walk from here with {@link #nextNode()}. */
+    /**
+     * The oldest node that may still be unsettled: walk from here with {@link #nextNode()}, and start again from here on
+     * meeting a node linked to itself (consumed meanwhile, see {@link #poll}).
+     */
     LaneNode oldest() {
         return (LaneNode) HEAD.getAcquire(this);
     }

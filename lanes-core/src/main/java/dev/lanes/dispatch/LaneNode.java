@@ -32,6 +32,11 @@ abstract class LaneNode {
         NEXT.set(this, node);
     }
 
+    /** Owner only, on a node it has moved past: links it to itself (ordered after the move), breaking the chain. */
+    final void unlink() {
+        NEXT.setRelease(this, this);
+    }
+
     @Nullable
     final LaneNode nextNode() {
         return (LaneNode) NEXT.getAcquire(this);

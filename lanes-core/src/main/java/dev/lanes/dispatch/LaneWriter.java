@@ -55,8 +55,8 @@ final class LaneWriter<M> implements Intake.Producer<M> {
         /** Runs a lane the caller has come to own. */
         void run(Lane<M> lane);
 
-        /** Rejects an envelope a force stop may have missed. */
-        void rejectForced(Envelope<M> envelope);
+        /** Rejects what is unsettled in a lane a force stop may have walked before a chain reached it. */
+        void abandon(Lane<M> lane);
     }
 
     private final LaneRegistry<M> lanes;
@@ -191,8 +191,6 @@ final class LaneWriter<M> implements Intake.Producer<M> {
         for (int i = 0; i < touchedCount; i++) {
             Lane<M> lane = touched[i];
             touched[i] = null;
-            Envelope<M> first = Objects.requireNonNull(lane.stagedFirst());
-            int count = lane.staged();
             int before = lane.offerStaged();
             if (before == Lane.RETIRED) {
                 Lane<M> successor = lanes.successor(lane);
@@ -205,20 +203,10 @@ final class LaneWriter<M> implements Intake.Producer<M> {
                 admission.run(lane);
             }
             if (admission.forceStopped()) { // a force stop may have walked this lane before the chain reached it
-                rejectChain(first, count);
+                admission.abandon(lane);
             }
         }
         touchedCount = 0;
         stagedCount = 0;
-    }
-
-    private void rejectChain(Envelope<M> first, int count) {
-        LaneNode node = first;
-        for (int i = 0; i < count; i++) {
-            @SuppressWarnings("unchecked")
-            Envelope<M> envelope = (Envelope<M>) Objects.requireNonNull(node);
-            admission.rejectForced(envelope);
-            node = envelope.nextNode();
-        }
     }
 }

@@ -51,6 +51,49 @@ class LaneHandOverTest {
                 RetryPolicy.DEFAULT.withMaxRetries(1).withBackoff(Duration.ZERO, Duration.ZERO));
     }
 
+    /**
+     * An owner moving on links the envelope it left to itself, so a consumed envelope in the old generation keeps
+     * nothing alive; a force stop walking the lane meanwhile starts again from the lane's oldest node. Every exchange is
+     * settled exactly once, whenever the stop lands.
+     */
+    @ParameterizedTest
+    @EnumSource(LaneStrategy.class)
+    void aForceStopWhileOwnersConsumeSettlesEveryExchangeExactlyOnce(LaneStrategy strategy) {
+        for (int round = 0; round < 10; round++) {
+            DefaultAggregateSchedulerSupplier schedulers = new DefaultAggregateSchedulerSupplier("hand-over-stop", 2);
+            java.util.List<TestExchange> emitted = new java.util.concurrent.CopyOnWriteArrayList<>();
+            AtomicInteger handled = new AtomicInteger();
+            int stopAfter = 2_000 + round * 500;
+            AggregateDispatcher<String> dispatcher = AggregateDispatcher.<String>builder(
+                            "HandOverStop", TestExchange.ORDER)
+                    .source(Flux.range(0, 20_000).map(i -> {
+                        TestExchange exchange = TestExchange.of("id-" + (i % 8), i);
+                        emitted.add(exchange);
+                        return exchange;
+                    }))
+                    .schedulers(schedulers)
+                    .settings(LaneSettings.DEFAULT.withStrategy(strategy).withParallelism(4))
+                    .handler(exchange -> {
+                        handled.incrementAndGet();
+                        return Mono.empty();
+                    })
+                    .build();
+            try {
+                dispatcher.prepare(RuntimeContext.standalone()).block(Duration.ofSeconds(10));
+                Schedulers.boundedElastic().schedule(dispatcher::start);
+                await().atMost(Duration.ofSeconds(10)).until(() -> handled.get() >= stopAfter);
+                dispatcher.forceStop();
+
+                await().atMost(Duration.ofSeconds(10))
+                        .until(() -> emitted.stream().allMatch(e -> e.settled.isDone()));
+                assertThat(emitted).allMatch(e -> e.settlements.get() == 1);
+            } finally {
+                dispatcher.forceStop();
+                schedulers.forceStop();
+            }
+        }
+    }
+
     private interface Handling {
         Mono<Void> handle(long sequence);
     }
