@@ -3,6 +3,7 @@ package dev.lanes.dispatch;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -131,6 +132,22 @@ final class Lane<M> extends LanePad<M> implements Runnable {
     /** Owner only, after {@link #complete} returned 0: retires the lane unless an offer came in meanwhile. */
     boolean tryRetire() {
         return PENDING.compareAndSet(this, 0, RETIRED);
+    }
+
+    /**
+     * Owner only, after it retired the lane: clears its {@link KeyedLanes} slot, unless the producer moved the lane
+     * meanwhile (then the producer finds it retired).
+     */
+    void leaveHome() {
+        AtomicReferenceArray<@Nullable Lane<M>> table = home;
+        if (table != null) {
+            table.compareAndSet(slot, this, null);
+        }
+    }
+
+    /** True once the lane retired; a volatile read. */
+    boolean isRetired() {
+        return (int) PENDING.getVolatile(this) == RETIRED;
     }
 
     /** Envelopes pending now (0 when retired); a volatile read, so a force stop sees what was counted before it. */

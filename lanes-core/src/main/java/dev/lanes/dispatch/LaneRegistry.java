@@ -1,6 +1,5 @@
 package dev.lanes.dispatch;
 
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
@@ -10,14 +9,13 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>{@link LaneStrategy#HASHED}: {@code parallelism} lanes, created on first use and kept (their number is bounded by
  * the setting). {@link LaneStrategy#KEYED}: a lane per aggregate id that holds work, retired by its owner when it
- * empties, so memory follows what is queued, not how many ids were ever seen. (Keeping emptied lanes for reuse was
- * measured slower: a fresh lane is in the intake's cache, a reused one was last written by a worker.)
+ * empties, so memory follows what is queued, not how many ids were ever seen ({@link KeyedLanes}).
  */
 abstract class LaneRegistry<M> {
 
     static <M> LaneRegistry<M> of(LaneSettings settings, Lane.LaneRunner<M> runner) {
         return settings.strategy() == LaneStrategy.KEYED
-                ? new Keyed<>(runner)
+                ? new KeyedLanes<>(runner)
                 : new Hashed<>(settings.parallelism(), runner);
     }
 
@@ -78,45 +76,6 @@ abstract class LaneRegistry<M> {
                     action.accept(lane);
                 }
             }
-        }
-    }
-
-    private static final class Keyed<M> extends LaneRegistry<M> {
-        private final Lane.LaneRunner<M> runner;
-        private final ConcurrentHashMap<Object, Lane<M>> lanes = new ConcurrentHashMap<>();
-
-        Keyed(Lane.LaneRunner<M> runner) {
-            this.runner = runner;
-        }
-
-        @Override
-        Lane<M> laneOf(String key, int hash) {
-            Lane<M> lane = lanes.get(key);
-            return lane != null ? lane : create(key);
-        }
-
-        @Override
-        Lane<M> successor(Lane<M> retired) {
-            Lane<M> current = lanes.get(retired.key);
-            return current != null && current != retired ? current : create(retired.key);
-        }
-
-        private Lane<M> create(Object key) {
-            Lane<M> lane = new Lane<>(key, runner);
-            lanes.put(key, lane);
-            return lane;
-        }
-
-        @Override
-        void emptied(Lane<M> lane) {
-            if (lane.tryRetire()) {
-                lanes.remove(lane.key, lane);
-            }
-        }
-
-        @Override
-        void forEach(Consumer<Lane<M>> action) {
-            lanes.values().forEach(action);
         }
     }
 }

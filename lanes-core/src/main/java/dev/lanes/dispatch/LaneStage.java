@@ -1,6 +1,7 @@
 package dev.lanes.dispatch;
 
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -15,6 +16,18 @@ abstract class LaneStage<M> extends LaneNode {
     private @Nullable Envelope<M> stagedFirst;
     private @Nullable Envelope<M> stagedLast;
     private int staged;
+
+    /** {@link KeyedLanes} only: the table slot that holds this lane, which its owner clears when it retires. */
+    @Nullable
+    AtomicReferenceArray<@Nullable Lane<M>> home;
+
+    int slot;
+
+    /** Producer only: where this lane sits in a {@link KeyedLanes} table. */
+    final void home(AtomicReferenceArray<@Nullable Lane<M>> table, int index) {
+        home = table;
+        slot = index;
+    }
 
     /**
      * Adds {@code envelope} to the stage, linking it to the envelope staged before it (a fresh object in the producer's
