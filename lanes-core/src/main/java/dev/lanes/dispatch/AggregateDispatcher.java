@@ -256,7 +256,7 @@ public final class AggregateDispatcher<M>
     @Override
     public void start() {
         transition(State.PREPARED, State.RUNNING, "start");
-        intake.start();
+        intake.start(this::runOnWorker);
     }
 
     /** Stops taking exchanges from the source; admitted ones still run. Prompt and idempotent; never throws. */
@@ -502,6 +502,15 @@ public final class AggregateDispatcher<M>
     }
 
     // ---------------------------------------------------------------- lanes
+
+    /** Runs a task of the dispatcher's own on a worker, or here if the scheduler refuses it. */
+    private void runOnWorker(Runnable task) {
+        try {
+            executor.execute(task);
+        } catch (RejectedExecutionException refused) {
+            task.run();
+        }
+    }
 
     /** Hands a lane to a worker; the caller owned it and gives it up. */
     private void execute(Lane<M> lane) {

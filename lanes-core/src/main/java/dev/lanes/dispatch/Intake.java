@@ -84,11 +84,23 @@ final class Intake<M> implements CoreSubscriber<MessageExchange<M>> {
         }
     }
 
-    /** Opens demand: the source may now deliver up to {@code maxQueued} exchanges. */
-    void start() {
+    /**
+     * Opens demand: the source may now deliver up to {@code maxQueued} exchanges. The caller makes the first request
+     * only; requests that come due meanwhile continue on {@code elsewhere} (the workers), so the caller returns after one
+     * burst of a synchronous source, and the bursts after it run where their exchanges are handled.
+     */
+    void start(Consumer<Runnable> elsewhere) {
         started = true;
-        if (subscription != null) {
-            release(maxQueued, true);
+        if (subscription == null) {
+            return;
+        }
+        credits.addAndGet(maxQueued);
+        if (requesting.getAndIncrement() != 0) {
+            return;
+        }
+        requestGathered();
+        if (requesting.decrementAndGet() != 0) {
+            elsewhere.accept(this::keepRequesting);
         }
     }
 
@@ -132,15 +144,24 @@ final class Intake<M> implements CoreSubscriber<MessageExchange<M>> {
         if (requesting.getAndIncrement() != 0) {
             return;
         }
+        keepRequesting();
+    }
+
+    /** Holding the request loop: requests what has gathered until no release is left unserved. */
+    private void keepRequesting() {
         do {
-            Subscription s = subscription;
-            if (s != null && !cancelled) {
-                int n = credits.getAndSet(0);
-                if (n > 0) {
-                    request(s, n);
-                }
-            }
+            requestGathered();
         } while (requesting.decrementAndGet() != 0);
+    }
+
+    private void requestGathered() {
+        Subscription s = subscription;
+        if (s != null && !cancelled) {
+            int n = credits.getAndSet(0);
+            if (n > 0) {
+                request(s, n);
+            }
+        }
     }
 
     /**

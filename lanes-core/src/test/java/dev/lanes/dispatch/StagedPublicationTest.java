@@ -78,6 +78,37 @@ class StagedPublicationTest {
         assertThat(waitedInVain).hasValue(0);
     }
 
+    @Test
+    void theCallerOfStartRunsOneBurstOfASynchronousSourceAndTheWorkersRunTheRest() {
+        // a budget of four publications: the first burst, on the caller, waits at its end until workers have handled
+        // half of it, so credits came back (and a request came due) while the caller was still inside its request
+        int budget = 4 * LaneWriter.PUBLISH_EVERY;
+        int messages = 10 * budget;
+        Thread caller = Thread.currentThread();
+        AtomicInteger emittedOnCaller = new AtomicInteger();
+        AtomicInteger handled = new AtomicInteger();
+        AtomicInteger waitedInVain = new AtomicInteger();
+        AggregateDispatcher<String> dispatcher = fixture.started(fixture.builder(exchange -> {
+                    handled.incrementAndGet();
+                    return Mono.empty();
+                })
+                .source(Flux.range(0, messages).map(i -> {
+                    if (Thread.currentThread() == caller) {
+                        emittedOnCaller.incrementAndGet();
+                    }
+                    if (i == budget - 1) {
+                        waitedInVain.addAndGet(untilAtLeast(handled, budget / 2) ? 0 : 1);
+                    }
+                    return TestExchange.of("id-" + (i % 10), i);
+                }))
+                .settings(LaneSettings.DEFAULT.withBounds(budget, budget)));
+
+        assertThat(emittedOnCaller).as("emitted inside start()").hasValue(budget);
+        assertThat(waitedInVain).hasValue(0);
+        await().atMost(Duration.ofSeconds(30)).until(() -> dispatcher.stats().handled() == messages);
+        assertThat(emittedOnCaller).hasValue(budget);
+    }
+
     @ParameterizedTest
     @EnumSource(LaneStrategy.class)
     void exchangesEmittedElsewhereDuringABurstKeepTheirOrderAndNoneIsLost(LaneStrategy strategy) throws Exception {
@@ -250,6 +281,18 @@ class StagedPublicationTest {
                             ExchangeRejectedException.class,
                             rejected -> assertThat(rejected.reason()).isEqualTo(reason));
         }
+    }
+
+    /** A bounded wait inside a source: true if {@code count} reached {@code at} in time. */
+    private static boolean untilAtLeast(AtomicInteger count, int at) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (count.get() < at) {
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            Thread.onSpinWait();
+        }
+        return true;
     }
 
     /** A bounded wait inside a source or handler: true if the latch opened in time. */
