@@ -11,6 +11,7 @@ import dev.lanes.runtime.RuntimeContext;
 import dev.lanes.scheduler.AggregateSchedulerSupplier;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Executor;
@@ -454,8 +455,18 @@ public final class AggregateDispatcher<M>
         }
 
         @Override
-        public void run(Lane<M> lane) {
-            execute(lane);
+        public void run(Lane<M>[] ready, int count) {
+            int perTask = LaneBatch.lanesPerTask(count);
+            if (perTask == 1) {
+                for (int i = 0; i < count; i++) {
+                    execute(ready[i]);
+                }
+                return;
+            }
+            for (int from = 0; from < count; from += perTask) {
+                execute(new LaneBatch<>(
+                        Arrays.copyOfRange(ready, from, Math.min(count, from + perTask)), AggregateDispatcher.this));
+            }
         }
 
         @Override
@@ -512,6 +523,17 @@ public final class AggregateDispatcher<M>
         }
     }
 
+    /** Hands lanes that became ready together to a worker; the caller owned them and gives them up. */
+    private void execute(LaneBatch<M> batch) {
+        try {
+            executor.execute(batch);
+        } catch (RejectedExecutionException refused) {
+            for (Lane<M> lane : batch.lanes()) {
+                schedulerRefused(lane, refused);
+            }
+        }
+    }
+
     /** Hands a lane to a worker; the caller owned it and gives it up. */
     private void execute(Lane<M> lane) {
         try {
@@ -527,21 +549,29 @@ public final class AggregateDispatcher<M>
      */
     @Override
     public void drain(Lane<M> lane) {
+        int settled = drainHeld(lane);
+        if (settled > 0) {
+            freeSlots(settled); // after the lane moved on, so lanes never outnumber admitted exchanges
+        }
+    }
+
+    /** Like {@link #drain}, but the slots settled are the caller's to free (several lanes free theirs at once). */
+    @Override
+    public int drainHeld(Lane<M> lane) {
         int settled = 0; // slots to free once the lane has moved past them
         // linked envelopes this owner may take without looking at the count again (the current one is not among them)
         int available = lane.depth() - (lane.current != null ? 1 : 0);
         try {
             for (int budget = LANE_BATCH; ; ) {
                 if (state.get() == State.STOPPED) {
-                    return; // force-stopped: every envelope was, or will be, rejected by the stop
+                    return settled; // force-stopped: every envelope was, or will be, rejected by the stop
                 }
                 Envelope<M> envelope = lane.current;
                 if (envelope == null) {
                     if (available == 0) {
-                        available = lane.complete();
+                        available = lanes.complete(lane);
                         if (available == 0) {
-                            lanes.emptied(lane);
-                            return;
+                            return settled;
                         }
                     }
                     available--;
@@ -549,27 +579,31 @@ public final class AggregateDispatcher<M>
                     lane.current = envelope;
                 }
                 if (attempt(lane, envelope) != Step.DONE) {
-                    return; // handed on: attempt subtracted what the lane had finished before it let go
+                    return settled; // handed on: attempt subtracted what the lane had finished before it let go
                 }
                 lane.current = null;
                 lane.finish();
                 settled++;
                 if (--budget == 0) {
-                    if (lane.complete() == 0) {
-                        lanes.emptied(lane);
-                        return;
+                    if (lanes.complete(lane) == 0) {
+                        return settled;
                     }
                     freeSlots(settled);
-                    settled = 0;
                     execute(lane); // yield the worker; the lane goes back to the workers' queue
-                    return;
+                    return 0;
                 }
             }
-        } finally {
+        } catch (RuntimeException | Error unexpected) {
             if (settled > 0) {
-                freeSlots(settled); // after the lane moved on, so lanes never outnumber admitted exchanges
+                freeSlots(settled);
             }
+            throw unexpected;
         }
+    }
+
+    @Override
+    public void free(int slots) {
+        freeSlots(slots);
     }
 
     private Step attempt(Lane<M> lane, Envelope<M> envelope) {
@@ -665,11 +699,7 @@ public final class AggregateDispatcher<M>
     private boolean advance(Lane<M> lane) {
         lane.current = null;
         lane.finish();
-        if (lane.complete() > 0) {
-            return true;
-        }
-        lanes.emptied(lane);
-        return false;
+        return lanes.complete(lane) > 0;
     }
 
     private Step park(Envelope<M> envelope, Throwable error, long handlerNanos) {

@@ -55,10 +55,12 @@ final class KeyedLanes<M> extends LaneRegistry<M> {
     }
 
     @Override
-    void emptied(Lane<M> lane) {
-        if (lane.tryRetire()) {
+    int complete(Lane<M> lane) {
+        int pending = lane.completeOrRetire();
+        if (pending == 0) {
             lane.leaveHome();
         }
+        return pending;
     }
 
     @Override

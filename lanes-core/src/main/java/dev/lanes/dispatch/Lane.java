@@ -122,16 +122,27 @@ final class Lane<M> extends LanePad<M> implements Runnable {
         return (int) PENDING.getAndAdd(this, -done) - done;
     }
 
+    /**
+     * Owner only: like {@link #complete}, but a lane with nothing more to do retires in the same compare-and-set.
+     * Returns the envelopes still pending; 0 means it retired.
+     */
+    int completeOrRetire() {
+        int done = finished;
+        finished = 0;
+        for (; ; ) {
+            int pending = (int) PENDING.getVolatile(this);
+            int next = pending == done ? RETIRED : pending - done;
+            if (PENDING.compareAndSet(this, pending, next)) {
+                return Math.max(0, next);
+            }
+        }
+    }
+
     /** Owner only, before it hands the lane on without letting go: subtracts what it finished. */
     void handOver() {
         if (finished > 0) {
             complete();
         }
-    }
-
-    /** Owner only, after {@link #complete} returned 0: retires the lane unless an offer came in meanwhile. */
-    boolean tryRetire() {
-        return PENDING.compareAndSet(this, 0, RETIRED);
     }
 
     /**
@@ -163,8 +174,14 @@ final class Lane<M> extends LanePad<M> implements Runnable {
         return (LaneNode) HEAD.getAcquire(this);
     }
 
-    /** What runs the lanes: drains one lane as its owner. */
+    /** What runs the lanes as their owner. */
     interface LaneRunner<M> {
+        /** Runs the lane and frees the slots it settled. */
         void drain(Lane<M> lane);
+
+        /** Runs the lane and returns the slots it settled, which the caller frees with {@link #free}. */
+        int drainHeld(Lane<M> lane);
+
+        void free(int slots);
     }
 }

@@ -28,8 +28,11 @@ abstract class LaneRegistry<M> {
      */
     abstract Lane<M> successor(Lane<M> retired);
 
-    /** Owner only, when its lane emptied: removes a keyed lane unless an offer came in meanwhile. */
-    abstract void emptied(Lane<M> lane);
+    /**
+     * Owner only: subtracts what the owner finished ({@link Lane#complete}) and returns the envelopes still pending; at
+     * 0 the owner lets go, and a keyed lane has retired and left the registry.
+     */
+    abstract int complete(Lane<M> lane);
 
     abstract void forEach(Consumer<Lane<M>> action);
 
@@ -66,7 +69,9 @@ abstract class LaneRegistry<M> {
         }
 
         @Override
-        void emptied(Lane<M> lane) {}
+        int complete(Lane<M> lane) {
+            return lane.complete();
+        }
 
         @Override
         void forEach(Consumer<Lane<M>> action) {

@@ -52,8 +52,8 @@ final class LaneWriter<M> implements Intake.Producer<M> {
         @Nullable
         Envelope<M> envelope(MessageExchange<M> exchange, Lane<M> lane, int staged);
 
-        /** Runs a lane the caller has come to own. */
-        void run(Lane<M> lane);
+        /** Runs the first {@code count} of {@code lanes}, which the caller has come to own; may keep the array. */
+        void run(Lane<M>[] lanes, int count);
 
         /** Rejects what is unsettled in a lane a force stop may have walked before a chain reached it. */
         void abandon(Lane<M> lane);
@@ -68,6 +68,10 @@ final class LaneWriter<M> implements Intake.Producer<M> {
     private int gatheredCount;
     private Lane<M>[] touched;
     private int touchedCount;
+    /** Lanes this publication made ready (the producer owns them), handed to workers together at its end. */
+    private Lane<M>[] ready;
+
+    private int readyCount;
     private int stagedCount;
 
     @SuppressWarnings("unchecked")
@@ -75,7 +79,8 @@ final class LaneWriter<M> implements Intake.Producer<M> {
         this.lanes = lanes;
         this.admission = admission;
         this.gathered = (MessageExchange<M>[]) new MessageExchange<?>[BATCH];
-        this.touched = (Lane<M>[]) new Lane<?>[64];
+        this.touched = newLanes(64);
+        this.ready = newLanes(64);
     }
 
     @Override
@@ -200,7 +205,7 @@ final class LaneWriter<M> implements Intake.Producer<M> {
                 continue;
             }
             if (before == 0) {
-                admission.run(lane);
+                ready(lane);
             }
             if (admission.forceStopped()) { // a force stop may have walked this lane before the chain reached it
                 admission.abandon(lane);
@@ -208,5 +213,24 @@ final class LaneWriter<M> implements Intake.Producer<M> {
         }
         touchedCount = 0;
         stagedCount = 0;
+        if (readyCount > 0) {
+            Lane<M>[] owned = ready;
+            int count = readyCount;
+            ready = newLanes(Math.max(64, count));
+            readyCount = 0;
+            admission.run(owned, count);
+        }
+    }
+
+    private void ready(Lane<M> lane) {
+        if (readyCount == ready.length) {
+            ready = Arrays.copyOf(ready, readyCount * 2);
+        }
+        ready[readyCount++] = lane;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <M> Lane<M>[] newLanes(int length) {
+        return (Lane<M>[]) new Lane<?>[length];
     }
 }

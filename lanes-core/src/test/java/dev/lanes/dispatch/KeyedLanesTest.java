@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 
 /** The producer-owned table of keyed lanes: one live lane per id, owners clear their slot, the table follows the work. */
 class KeyedLanesTest {
-    private final KeyedLanes<String> lanes = new KeyedLanes<>(lane -> {});
+    private final KeyedLanes<String> lanes = new KeyedLanes<>(LaneTest.IDLE);
 
     @Test
     void anIdKeepsItsLaneWhileItIsLiveAndGetsAFreshOneAfterItsOwnerRetiredIt() {
@@ -18,7 +18,7 @@ class KeyedLanesTest {
         assertThat(laneOf("id-1")).isSameAs(first);
         assertThat(laneOf(new String("id-1"))).as("equal, not the same string").isSameAs(first);
 
-        lanes.emptied(first);
+        lanes.complete(first);
 
         assertThat(first.isRetired()).isTrue();
         assertThat(all()).doesNotContain(first);
@@ -30,12 +30,12 @@ class KeyedLanesTest {
     @Test
     void theSuccessorOfARetiredLaneIsTheLaneMadeAfterItOrElseAFreshOneInItsSlot() {
         Lane<String> cleared = laneOf("id-1");
-        lanes.emptied(cleared);
+        lanes.complete(cleared);
         Lane<String> madeAfter = laneOf("id-1");
         assertThat(lanes.successor(cleared)).isSameAs(madeAfter);
 
         Lane<String> stillInItsSlot = laneOf("id-2");
-        assertThat(stillInItsSlot.tryRetire()).isTrue(); // retired; its owner has not cleared the slot yet
+        assertThat(stillInItsSlot.completeOrRetire()).isZero(); // retired; its owner has not cleared the slot yet
         Lane<String> fresh = lanes.successor(stillInItsSlot);
         assertThat(fresh).isNotSameAs(stillInItsSlot);
         assertThat(laneOf("id-2")).isSameAs(fresh);
@@ -49,7 +49,7 @@ class KeyedLanesTest {
             if (i % 2 == 0) {
                 live.put("id-" + i, lane);
             } else {
-                lanes.emptied(lane);
+                lanes.complete(lane);
             }
         }
 
@@ -60,7 +60,7 @@ class KeyedLanesTest {
     @Test
     void theTableFollowsWhatIsLiveNotHowManyIdsWereSeen() {
         for (int i = 0; i < 1_000_000; i++) {
-            lanes.emptied(laneOf("id-" + i));
+            lanes.complete(laneOf("id-" + i));
         }
         assertThat(lanes.capacity()).isLessThanOrEqualTo(256);
         assertThat(all()).isEmpty();
