@@ -20,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  * {@link #RETIRED}, after which {@link #offerStaged} refuses to count a chain and the producer moves the chain to the
  * key's successor lane ({@link #moveStageTo}).
  */
-final class Lane<M> extends LanePad<M> implements Runnable {
+final class Lane<M> extends LaneStage<M> implements Runnable {
     static final int RETIRED = -1;
     private static final VarHandle PENDING;
     private static final VarHandle HEAD;
