@@ -67,8 +67,7 @@ import reactor.core.scheduler.Schedulers;
  *
  * @param <M> the message type
  */
-public final class AggregateDispatcher<M>
-        implements RuntimeComponent, Lane.LaneRunner<M>, HandlerSubscriber.Completion<M> {
+public final class AggregateDispatcher<M> implements RuntimeComponent, HandlerSubscriber.Completion<M> {
     private static final Logger log = LoggerFactory.getLogger(AggregateDispatcher.class);
     /** Envelopes a lane handles in a row before it yields its worker to other lanes. */
     private static final int LANE_BATCH = 64;
@@ -111,6 +110,7 @@ public final class AggregateDispatcher<M>
     private final Scheduler cleanup;
 
     private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
+    private final Lane.LaneRunner<M> owner;
     private final LaneRegistry<M> lanes;
     private final Intake<M> intake;
     private final HotKeyTracker hotKeys;
@@ -144,7 +144,8 @@ public final class AggregateDispatcher<M>
         this.timed = builder.metrics != DispatcherMetrics.NONE;
         this.nanoTime = builder.nanoTime;
         this.cleanup = builder.cleanup;
-        this.lanes = LaneRegistry.of(settings, this);
+        this.owner = new Owner();
+        this.lanes = LaneRegistry.of(settings, owner);
         this.hotKeySampling = builder.hotKeySampling;
         this.intake = new Intake<>(
                 new LaneWriter<>(lanes, new Gate()), this::sourceFailed, this::runOnCleanup, settings.maxQueued());
@@ -464,8 +465,7 @@ public final class AggregateDispatcher<M>
                 return;
             }
             for (int from = 0; from < count; from += perTask) {
-                execute(new LaneBatch<>(
-                        Arrays.copyOfRange(ready, from, Math.min(count, from + perTask)), AggregateDispatcher.this));
+                execute(new LaneBatch<>(Arrays.copyOfRange(ready, from, Math.min(count, from + perTask)), owner));
             }
         }
 
@@ -547,8 +547,7 @@ public final class AggregateDispatcher<M>
      * Runs the lane as its owner: envelopes whose handler ends at once are handled in a row on this thread (up to a
      * batch, then the lane yields its worker); an asynchronous end or a retry continues the lane later.
      */
-    @Override
-    public void drain(Lane<M> lane) {
+    private void drain(Lane<M> lane) {
         int settled = drainHeld(lane);
         if (settled > 0) {
             freeSlots(settled); // after the lane moved on, so lanes never outnumber admitted exchanges
@@ -556,8 +555,7 @@ public final class AggregateDispatcher<M>
     }
 
     /** Like {@link #drain}, but the slots settled are the caller's to free (several lanes free theirs at once). */
-    @Override
-    public int drainHeld(Lane<M> lane) {
+    private int drainHeld(Lane<M> lane) {
         int settled = 0; // slots to free once the lane has moved past them
         // linked envelopes this owner may take without looking at the count again (the current one is not among them)
         int available = lane.depth() - (lane.current != null ? 1 : 0);
@@ -601,9 +599,22 @@ public final class AggregateDispatcher<M>
         }
     }
 
-    @Override
-    public void free(int slots) {
-        freeSlots(slots);
+    /** How lanes (and {@link LaneBatch}es) run as their owner; kept off the dispatcher's public surface. */
+    private final class Owner implements Lane.LaneRunner<M> {
+        @Override
+        public void drain(Lane<M> lane) {
+            AggregateDispatcher.this.drain(lane);
+        }
+
+        @Override
+        public int drainHeld(Lane<M> lane) {
+            return AggregateDispatcher.this.drainHeld(lane);
+        }
+
+        @Override
+        public void free(int slots) {
+            freeSlots(slots);
+        }
     }
 
     private Step attempt(Lane<M> lane, Envelope<M> envelope) {

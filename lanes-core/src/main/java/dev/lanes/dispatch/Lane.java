@@ -16,9 +16,9 @@ import org.jspecify.annotations.Nullable;
  * it; the owner keeps it, across threads and asynchronous handler ends, until its {@link #complete} brings {@code
  * pending} back to 0. So exactly one envelope of a lane is handled at a time, in arrival order, without a lock.
  *
- * <p><b>Retirement.</b> A keyed lane leaves its registry when it empties: its owner moves {@code pending} from 0 to
- * {@link #RETIRED}, after which {@link #offerStaged} refuses to count a chain and the producer moves the chain to the
- * key's successor lane ({@link #moveStageTo}).
+ * <p><b>Retirement.</b> A keyed lane leaves its registry when it empties: its owner's last subtraction moves {@code
+ * pending} to {@link #RETIRED} instead of 0 ({@link #completeOrRetire}), after which {@link #offerStaged} refuses to
+ * count a chain and the producer moves the chain to the key's successor lane ({@link #moveStageTo}).
  */
 final class Lane<M> extends LaneStage<M> implements Runnable {
     static final int RETIRED = -1;
