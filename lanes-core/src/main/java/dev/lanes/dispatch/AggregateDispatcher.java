@@ -11,6 +11,7 @@ import dev.lanes.runtime.RuntimeContext;
 import dev.lanes.scheduler.AggregateSchedulerSupplier;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Executor;
@@ -51,7 +52,10 @@ import reactor.core.scheduler.Schedulers;
  * a worker, which runs its exchanges one after the other while their handlers end at once (up to a batch, then the lane
  * goes back to the workers' queue); a handler that ends later continues the lane from wherever it ends, through a
  * worker. Nothing is locked per exchange. With the schedulers of {@link
- * dev.lanes.scheduler.DefaultAggregateSchedulerSupplier} any free worker of the type takes the next ready lane.
+ * dev.lanes.scheduler.DefaultAggregateSchedulerSupplier} any free worker of the type takes the next ready lane. The
+ * exchanges a source emits inside the dispatcher's own request, on the requesting thread, are admitted in batches and
+ * reach each lane as one chain when the request returns (see {@link LaneWriter}); exchanges emitted from elsewhere are
+ * admitted one by one, in delivery order with the others.
  *
  * <p><b>Failures.</b> A handler error is retried inside the lane by the {@link RetryPolicy}, then the exchange is
  * parked with its error and acknowledged, and the lane moves on. Only infrastructure faults (the scheduler refuses
@@ -63,8 +67,7 @@ import reactor.core.scheduler.Schedulers;
  *
  * @param <M> the message type
  */
-public final class AggregateDispatcher<M>
-        implements RuntimeComponent, Lane.LaneRunner<M>, HandlerSubscriber.Completion<M> {
+public final class AggregateDispatcher<M> implements RuntimeComponent, HandlerSubscriber.Completion<M> {
     private static final Logger log = LoggerFactory.getLogger(AggregateDispatcher.class);
     /** Envelopes a lane handles in a row before it yields its worker to other lanes. */
     private static final int LANE_BATCH = 64;
@@ -107,6 +110,7 @@ public final class AggregateDispatcher<M>
     private final Scheduler cleanup;
 
     private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
+    private final Lane.LaneRunner<M> owner;
     private final LaneRegistry<M> lanes;
     private final Intake<M> intake;
     private final HotKeyTracker hotKeys;
@@ -126,7 +130,6 @@ public final class AggregateDispatcher<M>
         throw new RejectedExecutionException("not prepared");
     };
     private final int hotKeySampling;
-    private int admissions;
 
     private AggregateDispatcher(Builder<M> builder) {
         this.name = Require.notBlank(builder.name, "name");
@@ -141,9 +144,11 @@ public final class AggregateDispatcher<M>
         this.timed = builder.metrics != DispatcherMetrics.NONE;
         this.nanoTime = builder.nanoTime;
         this.cleanup = builder.cleanup;
-        this.lanes = LaneRegistry.of(settings, this);
-        this.intake = new Intake<>(this::admit, this::sourceFailed, this::runOnCleanup, settings.maxQueued());
+        this.owner = new Owner();
+        this.lanes = LaneRegistry.of(settings, owner);
         this.hotKeySampling = builder.hotKeySampling;
+        this.intake = new Intake<>(
+                new LaneWriter<>(lanes, new Gate()), this::sourceFailed, this::runOnCleanup, settings.maxQueued());
         this.hotKeys = new HotKeyTracker(HOT_KEY_CAPACITY, HOT_KEY_WINDOW_NANOS, nanoTime);
         this.gracefulStop = Mono.defer(() -> {
             quiesce();
@@ -253,7 +258,7 @@ public final class AggregateDispatcher<M>
     @Override
     public void start() {
         transition(State.PREPARED, State.RUNNING, "start");
-        intake.start();
+        intake.start(this::runOnWorker);
     }
 
     /** Stops taking exchanges from the source; admitted ones still run. Prompt and idempotent; never throws. */
@@ -312,12 +317,14 @@ public final class AggregateDispatcher<M>
     private int abandon(Lane<M> lane) {
         int count = 0;
         lane.depth(); // a volatile read: what was counted before the stop is linked
-        for (LaneNode node = lane.oldest(); node != null; node = node.nextNode()) {
+        for (LaneNode node = lane.oldest(); node != null; ) {
             if (node instanceof Envelope<?> queued) {
                 @SuppressWarnings("unchecked")
                 Envelope<M> envelope = (Envelope<M>) queued;
                 count += rejectForced(envelope) ? 1 : 0;
             }
+            LaneNode next = node.nextNode();
+            node = next == node ? lane.oldest() : next; // consumed meanwhile: the owner moved on from it
         }
         return count;
     }
@@ -393,39 +400,91 @@ public final class AggregateDispatcher<M>
 
     // ---------------------------------------------------------------- intake
 
-    /** Called serially by the source for each delivered exchange. */
-    private void admit(MessageExchange<M> exchange) {
-        admitted.incrementAndGet();
-        if (state.get() != State.RUNNING) {
-            refuse(exchange, Reason.STOPPING, this + " is " + state() + "; not taking " + describe(exchange));
-            return;
+    /**
+     * What the producer side ({@link LaneWriter}, called serially) asks the dispatcher: the state, the bounds, leases and
+     * hot ids, refusals, and hand-offs of the lanes it comes to own.
+     */
+    private final class Gate implements LaneWriter.Admission<M> {
+        private int untilHotKeySample = hotKeySampling;
+
+        @Override
+        public void reserve(int slots) {
+            admitted.addAndGet(slots);
         }
-        Lane<M> lane;
-        try {
-            lane = lanes.laneOf(Objects.requireNonNull(exchange.aggregateId(), "aggregateId() returned null"));
-        } catch (RuntimeException unroutable) {
+
+        @Override
+        public void unreserve(int slots) {
+            if (slots > 0 && admitted.addAndGet(-slots) == 0) {
+                intake.release(0, true); // credits gathered while the reservation was held go out now
+                terminateIfDrained();
+            }
+        }
+
+        @Override
+        public boolean running() {
+            return state.get() == State.RUNNING;
+        }
+
+        @Override
+        public boolean forceStopped() {
+            return state.get() == State.STOPPED;
+        }
+
+        @Override
+        public void refuseStopping(MessageExchange<M> exchange) {
+            refuse(
+                    exchange,
+                    Reason.STOPPING,
+                    AggregateDispatcher.this + " is " + state() + "; not taking " + describe(exchange));
+        }
+
+        @Override
+        public void refuseUnroutable(MessageExchange<M> exchange, RuntimeException cause) {
             refuse(
                     exchange,
                     Reason.UNROUTABLE,
-                    this + " cannot route an exchange whose aggregateId() failed: " + unroutable);
-            return;
+                    AggregateDispatcher.this + " cannot route an exchange whose aggregateId() failed: " + cause);
         }
-        if (rejectOverBound && lane.depth() >= settings.maxQueuedPerLane()) {
-            refuse(
-                    exchange,
-                    Reason.LANE_FULL,
-                    this + " lane of " + exchange.aggregateId() + " is full (maxQueuedPerLane="
-                            + settings.maxQueuedPerLane() + ", queued in dispatcher=" + admitted.get() + ")");
-            return;
+
+        @Override
+        public @Nullable Envelope<M> envelope(MessageExchange<M> exchange, Lane<M> lane, int staged) {
+            if (rejectOverBound && lane.depth() + staged >= settings.maxQueuedPerLane()) {
+                refuse(
+                        exchange,
+                        Reason.LANE_FULL,
+                        AggregateDispatcher.this + " lane of " + exchange.aggregateId() + " is full (maxQueuedPerLane="
+                                + settings.maxQueuedPerLane() + ", queued in dispatcher=" + admitted.get() + ")");
+                return null;
+            }
+            ActivityLease lease = acquireLease(exchange);
+            if (lease == null) {
+                return null;
+            }
+            if (--untilHotKeySample == 0) {
+                untilHotKeySample = hotKeySampling;
+                hotKeys.record(exchange.aggregateId().id());
+            }
+            return new Envelope<>(exchange, lease, timed ? nanoTime.getAsLong() : 0L);
         }
-        ActivityLease lease = acquireLease(exchange);
-        if (lease == null) {
-            return;
+
+        @Override
+        public void run(Lane<M>[] ready, int count) {
+            int perTask = LaneBatch.lanesPerTask(count);
+            if (perTask == 1) {
+                for (int i = 0; i < count; i++) {
+                    execute(ready[i]);
+                }
+                return;
+            }
+            for (int from = 0; from < count; from += perTask) {
+                execute(new LaneBatch<>(Arrays.copyOfRange(ready, from, Math.min(count, from + perTask)), owner));
+            }
         }
-        if (++admissions % hotKeySampling == 0) { // the intake is serial: a plain counter suffices
-            hotKeys.record(exchange.aggregateId().id());
+
+        @Override
+        public void abandon(Lane<M> lane) {
+            AggregateDispatcher.this.abandon(lane);
         }
-        enqueue(lane, new Envelope<>(exchange, lease, timed ? nanoTime.getAsLong() : 0L));
     }
 
     private @Nullable ActivityLease acquireLease(MessageExchange<M> exchange) {
@@ -442,21 +501,6 @@ public final class AggregateDispatcher<M>
             refuse(exchange, Reason.ADMISSION_CLOSED, this + " admission is closed; " + exchange.aggregateId());
         }
         return lease;
-    }
-
-    private void enqueue(Lane<M> lane, Envelope<M> envelope) {
-        Lane<M> target = lane;
-        int before = target.offer(envelope);
-        if (before == Lane.RETIRED) {
-            target = lanes.renew(target);
-            before = target.offer(envelope);
-        }
-        if (before == 0) {
-            execute(target);
-        }
-        if (state.get() == State.STOPPED) { // a force stop may have walked this lane before the offer
-            rejectForced(envelope);
-        }
     }
 
     private static String describe(MessageExchange<?> exchange) {
@@ -482,6 +526,26 @@ public final class AggregateDispatcher<M>
 
     // ---------------------------------------------------------------- lanes
 
+    /** Runs a task of the dispatcher's own on a worker, or here if the scheduler refuses it. */
+    private void runOnWorker(Runnable task) {
+        try {
+            executor.execute(task);
+        } catch (RejectedExecutionException refused) {
+            task.run();
+        }
+    }
+
+    /** Hands lanes that became ready together to a worker; the caller owned them and gives them up. */
+    private void execute(LaneBatch<M> batch) {
+        try {
+            executor.execute(batch);
+        } catch (RejectedExecutionException refused) {
+            for (Lane<M> lane : batch.lanes()) {
+                schedulerRefused(lane, refused);
+            }
+        }
+    }
+
     /** Hands a lane to a worker; the caller owned it and gives it up. */
     private void execute(Lane<M> lane) {
         try {
@@ -495,40 +559,73 @@ public final class AggregateDispatcher<M>
      * Runs the lane as its owner: envelopes whose handler ends at once are handled in a row on this thread (up to a
      * batch, then the lane yields its worker); an asynchronous end or a retry continues the lane later.
      */
-    @Override
-    public void drain(Lane<M> lane) {
+    private void drain(Lane<M> lane) {
+        int settled = drainHeld(lane);
+        if (settled > 0) {
+            freeSlots(settled); // after the lane moved on, so lanes never outnumber admitted exchanges
+        }
+    }
+
+    /** Like {@link #drain}, but the slots settled are the caller's to free (several lanes free theirs at once). */
+    private int drainHeld(Lane<M> lane) {
         int settled = 0; // slots to free once the lane has moved past them
-        lane.takeOver();
+        // linked envelopes this owner may take without looking at the count again (the current one is not among them)
+        int available = lane.depth() - (lane.current != null ? 1 : 0);
         try {
             for (int budget = LANE_BATCH; ; ) {
                 if (state.get() == State.STOPPED) {
-                    return; // force-stopped: every envelope was, or will be, rejected by the stop
+                    return settled; // force-stopped: every envelope was, or will be, rejected by the stop
                 }
                 Envelope<M> envelope = lane.current;
                 if (envelope == null) {
+                    if (available == 0) {
+                        available = lanes.complete(lane);
+                        if (available == 0) {
+                            return settled;
+                        }
+                    }
+                    available--;
                     envelope = lane.poll();
                     lane.current = envelope;
                 }
                 if (attempt(lane, envelope) != Step.DONE) {
-                    return; // the handler goes on, or a retry waits: whoever ends it continues the lane
+                    return settled; // handed on: attempt subtracted what the lane had finished before it let go
                 }
+                lane.current = null;
+                lane.finish();
                 settled++;
-                if (!lane.finishCurrent()) {
-                    lanes.emptied(lane);
-                    return;
-                }
                 if (--budget == 0) {
-                    lane.settleFinished();
+                    if (lanes.complete(lane) == 0) {
+                        return settled;
+                    }
                     freeSlots(settled);
-                    settled = 0;
                     execute(lane); // yield the worker; the lane goes back to the workers' queue
-                    return;
+                    return 0;
                 }
             }
-        } finally {
+        } catch (RuntimeException | Error unexpected) {
             if (settled > 0) {
-                freeSlots(settled); // after the lane moved on, so lanes never outnumber admitted exchanges
+                freeSlots(settled);
             }
+            throw unexpected;
+        }
+    }
+
+    /** How lanes (and {@link LaneBatch}es) run as their owner; kept off the dispatcher's public surface. */
+    private final class Owner implements Lane.LaneRunner<M> {
+        @Override
+        public void drain(Lane<M> lane) {
+            AggregateDispatcher.this.drain(lane);
+        }
+
+        @Override
+        public int drainHeld(Lane<M> lane) {
+            return AggregateDispatcher.this.drainHeld(lane);
+        }
+
+        @Override
+        public void free(int slots) {
+            freeSlots(slots);
         }
     }
 
@@ -555,7 +652,7 @@ public final class AggregateDispatcher<M>
             // Mono.empty(), just, fromRunnable, fromCallable, error: call it here, as Reactor's flatMap does
             return conclude(lane, envelope, callQuietly(immediate));
         }
-        lane.settleFinished(); // the handler may end on another thread, which then continues the lane
+        lane.handOver(); // the handler's end may continue the lane elsewhere: its count must be exact by then
         HandlerSubscriber<M> subscriber = new HandlerSubscriber<>(lane, envelope, this);
         envelope.running = subscriber;
         if (!envelope.tryStart()) { // a force stop settled it meanwhile: it saw no handler to cancel, so none starts
@@ -613,9 +710,9 @@ public final class AggregateDispatcher<M>
     }
 
     private void retryLater(Lane<M> lane, Envelope<M> envelope, Throwable error) {
-        lane.settleFinished(); // the retry continues the lane on another thread
         Duration backoff = settings.retryPolicy().backoff(envelope.attempts);
         log.debug("{} retrying {} in {} after: {}", this, envelope.exchange.aggregateId(), backoff, error.toString());
+        lane.handOver(); // the retry continues the lane elsewhere: its count must be exact by then
         try {
             Objects.requireNonNull(scheduler, "scheduler").schedule(lane, backoff.toNanos(), TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException refused) {
@@ -628,11 +725,9 @@ public final class AggregateDispatcher<M>
      * worker (the count is settled for that hand-off).
      */
     private boolean advance(Lane<M> lane) {
-        if (lane.finishCurrent() && lane.settleFinished() > 0) {
-            return true;
-        }
-        lanes.emptied(lane);
-        return false;
+        lane.current = null;
+        lane.finish();
+        return lanes.complete(lane) > 0;
     }
 
     private Step park(Envelope<M> envelope, Throwable error, long handlerNanos) {

@@ -11,8 +11,8 @@ import java.util.function.LongSupplier;
  * The most frequent aggregate ids over the current and the previous window, in bounded memory: a Space-Saving sketch
  * of {@code capacity} counters per window (Metwally et al.), so a million distinct ids cost the same as sixteen.
  *
- * <p>Thread-safety: one monitor; {@link #record} is called from the dispatcher's serial intake, {@link #hottest} from
- * stats readers.
+ * <p>Thread-safety: one monitor; {@link #record} is called from the dispatcher's serial producer side, {@link #hottest}
+ * from stats readers. A record scans the window's counters in flat arrays (hash first), allocating nothing.
  */
 final class HotKeyTracker {
     private static final int REPORTED = 10;
@@ -20,27 +20,22 @@ final class HotKeyTracker {
     private final int capacity;
     private final long windowNanos;
     private final LongSupplier nanoTime;
-    private Map<String, long[]> current = new HashMap<>();
-    private Map<String, long[]> previous = Map.of();
+    private Window current;
+    private Window previous;
     private long windowStart;
 
     HotKeyTracker(int capacity, long windowNanos, LongSupplier nanoTime) {
         this.capacity = capacity;
         this.windowNanos = windowNanos;
         this.nanoTime = nanoTime;
+        this.current = new Window(capacity);
+        this.previous = new Window(0);
         this.windowStart = nanoTime.getAsLong();
     }
 
     synchronized void record(String id) {
         rotateIfDue();
-        long[] counter = current.get(id);
-        if (counter != null) {
-            counter[0]++;
-        } else if (current.size() < capacity) {
-            current.put(id, new long[] {1, 0});
-        } else {
-            replaceSmallest(id);
-        }
+        current.record(id);
     }
 
     synchronized List<HotKey> hottest() {
@@ -51,25 +46,12 @@ final class HotKeyTracker {
     synchronized List<HotKey> hottest(int sampling) {
         rotateIfDue();
         Map<String, long[]> merged = new HashMap<>();
-        previous.forEach((id, c) -> merged.put(id, c.clone()));
-        current.forEach((id, c) -> merged.merge(id, c.clone(), (a, b) -> new long[] {a[0] + b[0], a[1] + b[1]}));
+        previous.addTo(merged);
+        current.addTo(merged);
         List<HotKey> keys = new ArrayList<>(merged.size());
         merged.forEach((id, c) -> keys.add(new HotKey(id, c[0] * sampling, c[1] * sampling)));
         keys.sort(Comparator.comparingLong(HotKey::count).reversed().thenComparing(HotKey::id));
         return keys.size() > REPORTED ? keys.subList(0, REPORTED) : keys;
-    }
-
-    private void replaceSmallest(String id) {
-        String smallestId = null;
-        long smallest = Long.MAX_VALUE;
-        for (Map.Entry<String, long[]> entry : current.entrySet()) {
-            if (entry.getValue()[0] < smallest) {
-                smallest = entry.getValue()[0];
-                smallestId = entry.getKey();
-            }
-        }
-        current.remove(smallestId);
-        current.put(id, new long[] {smallest + 1, smallest});
     }
 
     private void rotateIfDue() {
@@ -77,8 +59,53 @@ final class HotKeyTracker {
         if (now - windowStart < windowNanos) {
             return;
         }
-        previous = now - windowStart < 2 * windowNanos ? current : Map.of();
-        current = new HashMap<>();
+        previous = now - windowStart < 2 * windowNanos ? current : new Window(0);
+        current = new Window(capacity);
         windowStart = now;
+    }
+
+    /** One window's counters: id, its hash, count and over-count error, in parallel arrays. */
+    private static final class Window {
+        private final String[] ids;
+        private final int[] hashes;
+        private final long[] counts;
+        private final long[] errors;
+        private int size;
+
+        Window(int capacity) {
+            this.ids = new String[capacity];
+            this.hashes = new int[capacity];
+            this.counts = new long[capacity];
+            this.errors = new long[capacity];
+        }
+
+        void record(String id) {
+            int hash = id.hashCode();
+            int smallest = 0;
+            for (int i = 0; i < size; i++) {
+                if (hashes[i] == hash && id.equals(ids[i])) {
+                    counts[i]++;
+                    return;
+                }
+                if (counts[i] < counts[smallest]) {
+                    smallest = i;
+                }
+            }
+            if (size < ids.length) {
+                smallest = size++;
+                counts[smallest] = 0;
+            }
+            ids[smallest] = id; // Space-Saving: the new id inherits the smallest count as its possible error
+            hashes[smallest] = hash;
+            errors[smallest] = counts[smallest];
+            counts[smallest]++;
+        }
+
+        void addTo(Map<String, long[]> merged) {
+            for (int i = 0; i < size; i++) {
+                long[] counter = {counts[i], errors[i]};
+                merged.merge(ids[i], counter, (a, b) -> new long[] {a[0] + b[0], a[1] + b[1]});
+            }
+        }
     }
 }

@@ -1,5 +1,8 @@
 package dev.lanes.dispatch;
 
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
@@ -8,37 +11,64 @@ import reactor.core.CoreSubscriber;
 
 /**
  * The dispatcher's subscriber to its source: credit-based demand that never lets admitted exchanges exceed {@code
- * maxQueued}.
+ * maxQueued}, and the serializer of the dispatcher's producer side.
  *
- * <p>Credits: at start the source gets {@code maxQueued}; a slot freed by a settled or refused exchange becomes a credit
- * again, returned to the source in batches of a quarter of the bound (or at once when the dispatcher ran empty). So the
- * source pauses exactly when the whole budget is admitted and not yet settled, whichever lanes hold it. Requests are
- * serialized by a work-in-progress counter, as Reactive Streams requires. Cancellation, also of a subscription that
+ * <p><b>Credits.</b> At start the source gets {@code maxQueued}; a slot freed by a settled or refused exchange becomes a
+ * credit again, returned to the source in batches of a quarter of the bound (or at once when the dispatcher ran empty).
+ * So the source pauses exactly when the whole budget is admitted and not yet settled, whichever lanes hold it. Requests
+ * are serialized by a work-in-progress counter, as Reactive Streams requires. Cancellation, also of a subscription that
  * arrives after the intake was cancelled, runs on the cleanup executor, so a blocking cancel hook never holds up the
  * caller.
+ *
+ * <p><b>Producer side.</b> Everything that writes to lanes ({@link Producer}) runs for one thread at a time: whoever
+ * holds {@code producing}, a work-in-progress count that never blocks. The thread that requests from the source holds it
+ * for the whole {@code request(n)} call when it can, so the exchanges a synchronous source emits inside that call are
+ * {@linkplain Producer#stage staged} and published once per lane when the call returns ({@link Producer#flush}).
+ * An exchange delivered on any other thread is {@linkplain Producer#admit admitted} at once if the producer side is
+ * free; if it is held (a request burst on another thread, whose source also emits from elsewhere), the exchange is
+ * queued for the holder, which takes it before anything delivered after it. Reactive Streams makes deliveries serial,
+ * so the order of delivery is the order of admission.
  */
 final class Intake<M> implements CoreSubscriber<MessageExchange<M>> {
-    private final Consumer<MessageExchange<M>> admit;
+    /** Where delivered exchanges go; every method is called by the holder of the producer side only. */
+    interface Producer<M> {
+        /** One exchange of a request burst: admitted now, published to its lane by {@link #flush} at the latest. */
+        void stage(MessageExchange<M> exchange);
+
+        /** Publishes everything staged. */
+        void flush();
+
+        /** One exchange outside a burst: admitted and published at once. */
+        void admit(MessageExchange<M> exchange);
+    }
+
+    private final Producer<M> producer;
     private final Consumer<Throwable> sourceFailed;
     private final Consumer<Runnable> cleanup;
     private final int maxQueued;
     private final int batch;
     private final AtomicInteger credits = new AtomicInteger();
     private final AtomicInteger requesting = new AtomicInteger();
+    /** The producer side: 0 free; otherwise held, plus one per exchange queued or work signalled meanwhile. */
+    private final AtomicInteger producing = new AtomicInteger();
+    /** Exchanges delivered while another thread held the producer side; taken by the holder, in order. */
+    private final Queue<MessageExchange<M>> deferred = new ConcurrentLinkedQueue<>();
+    /** The thread inside {@code request(n)} holding the producer side, while it is; null otherwise. */
+    private volatile @Nullable Thread burst;
+
     private volatile @Nullable Subscription subscription;
     private volatile boolean started;
-    private final java.util.concurrent.atomic.AtomicBoolean opened = new java.util.concurrent.atomic.AtomicBoolean();
+    /** Where requests that come due during the first one continue; set before {@code started}. */
+    private Consumer<Runnable> elsewhere = Runnable::run;
+
+    private final AtomicBoolean opened = new AtomicBoolean();
     private volatile boolean cancelled;
 
     /**
      * @param cleanup runs a cancellation off the calling thread (never throws; falls back to running it inline)
      */
-    Intake(
-            Consumer<MessageExchange<M>> admit,
-            Consumer<Throwable> sourceFailed,
-            Consumer<Runnable> cleanup,
-            int maxQueued) {
-        this.admit = admit;
+    Intake(Producer<M> producer, Consumer<Throwable> sourceFailed, Consumer<Runnable> cleanup, int maxQueued) {
+        this.producer = producer;
         this.sourceFailed = sourceFailed;
         this.cleanup = cleanup;
         this.maxQueued = maxQueued;
@@ -59,22 +89,54 @@ final class Intake<M> implements CoreSubscriber<MessageExchange<M>> {
         }
     }
 
-    /** Opens demand: the source may now deliver up to {@code maxQueued} exchanges. */
-    void start() {
+    /**
+     * Opens demand: the source may now deliver up to {@code maxQueued} exchanges. The caller makes the first request
+     * only; requests that come due meanwhile continue on {@code elsewhere} (the workers), so the caller returns after one
+     * burst of a synchronous source, and the bursts after it run where their exchanges are handled.
+     */
+    void start(Consumer<Runnable> elsewhere) {
+        this.elsewhere = elsewhere;
         started = true;
         openIfReady();
     }
 
-    /** Gives the source its first {@code maxQueued} credits once, when both subscribed and started (either order). */
+    /**
+     * Gives the source its first {@code maxQueued} credits once, when both subscribed and started (either order, either
+     * thread): a late subscription racing with {@link #start} must not open demand twice.
+     */
     private void openIfReady() {
-        if (started && subscription != null && opened.compareAndSet(false, true)) {
-            release(maxQueued, true);
+        if (!started || subscription == null || !opened.compareAndSet(false, true)) {
+            return;
+        }
+        credits.addAndGet(maxQueued);
+        if (requesting.getAndIncrement() != 0) {
+            return;
+        }
+        requestGathered();
+        if (requesting.decrementAndGet() != 0) {
+            elsewhere.accept(this::keepRequesting);
         }
     }
 
     @Override
     public void onNext(MessageExchange<M> exchange) {
-        admit.accept(exchange);
+        if (burst == Thread.currentThread()) {
+            if (producing.get() != 1) {
+                stageDeferred(); // delivered elsewhere during this burst, so before this one
+            }
+            producer.stage(exchange);
+        } else if (producing.get() == 0 && producing.compareAndSet(0, 1)) {
+            try {
+                producer.admit(exchange);
+            } finally {
+                leave(1);
+            }
+        } else {
+            deferred.offer(exchange);
+            if (producing.getAndIncrement() == 0) {
+                leave(1);
+            }
+        }
     }
 
     @Override
@@ -96,15 +158,63 @@ final class Intake<M> implements CoreSubscriber<MessageExchange<M>> {
         if (requesting.getAndIncrement() != 0) {
             return;
         }
+        keepRequesting();
+    }
+
+    /** Holding the request loop: requests what has gathered until no release is left unserved. */
+    private void keepRequesting() {
         do {
-            Subscription s = subscription;
-            if (s != null && !cancelled) {
-                int n = credits.getAndSet(0);
-                if (n > 0) {
-                    s.request(n);
-                }
-            }
+            requestGathered();
         } while (requesting.decrementAndGet() != 0);
+    }
+
+    private void requestGathered() {
+        Subscription s = subscription;
+        if (s != null && !cancelled) {
+            int n = credits.getAndSet(0);
+            if (n > 0) {
+                request(s, n);
+            }
+        }
+    }
+
+    /**
+     * Requests {@code n}, holding the producer side for the call if it is free: what the source emits inside the call, on
+     * this thread, is staged and published when the call returns. If another thread holds it, deliveries go through it.
+     */
+    private void request(Subscription s, int n) {
+        if (!producing.compareAndSet(0, 1)) {
+            s.request(n);
+            return;
+        }
+        burst = Thread.currentThread();
+        try {
+            s.request(n);
+        } finally {
+            burst = null;
+            leave(1);
+        }
+    }
+
+    /**
+     * The holder lets go, its own work being {@code missed} signals: publishes what is staged and takes what was queued
+     * meanwhile, until no signal is left.
+     */
+    private void leave(int missed) {
+        do {
+            try {
+                stageDeferred();
+            } finally {
+                producer.flush();
+            }
+            missed = producing.addAndGet(-missed);
+        } while (missed != 0);
+    }
+
+    private void stageDeferred() {
+        for (MessageExchange<M> exchange; (exchange = deferred.poll()) != null; ) {
+            producer.stage(exchange);
+        }
     }
 
     /** Stops taking from the source; the physical cancel runs on the cleanup executor. Idempotent. */

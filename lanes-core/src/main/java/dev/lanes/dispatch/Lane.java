@@ -3,21 +3,24 @@ package dev.lanes.dispatch;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.jspecify.annotations.Nullable;
 
 /**
  * One serial lane: a queue of admitted envelopes in arrival order and a work-in-progress count, as in Reactor's drain
  * loops.
  *
- * <p><b>Threads.</b> One producer, the dispatcher's intake (serial, as Reactive Streams guarantees), appends with {@link
- * #offer}. One owner at a time consumes: whoever moves {@code pending} from 0 to 1 owns the lane and must run it; the
- * owner keeps it, across threads and asynchronous handler ends, until its {@link #settleFinished()} brings {@code pending}
- * back to 0. So exactly one envelope of a lane is handled at a time, in arrival order, without a lock.
+ * <p><b>Threads.</b> One producer at a time, whoever holds the dispatcher's producer side ({@link LaneWriter}), stages
+ * envelopes with {@link #stage} and appends what it staged with {@link #offerStaged}: one link and one count for the
+ * whole chain. One owner at a time consumes: whoever moves {@code pending} from 0 to above 0 owns the lane and must run
+ * it; the owner keeps it, across threads and asynchronous handler ends, until its {@link #complete} brings {@code
+ * pending} back to 0. So exactly one envelope of a lane is handled at a time, in arrival order, without a lock.
  *
- * <p><b>Retirement.</b> A keyed lane leaves its registry when it empties: its owner moves {@code pending} from 0 to
- * {@link #RETIRED}, after which {@link #offer} refuses to count an envelope and the intake starts a fresh lane.
+ * <p><b>Retirement.</b> A keyed lane leaves its registry when it empties: its owner's last subtraction moves {@code
+ * pending} to {@link #RETIRED} instead of 0 ({@link #completeOrRetire}), after which {@link #offerStaged} refuses to
+ * count a chain and the producer moves the chain to the key's successor lane ({@link #moveStageTo}).
  */
-final class Lane<M> extends LaneNode implements Runnable {
+final class Lane<M> extends LaneStage<M> implements Runnable {
     static final int RETIRED = -1;
     private static final VarHandle PENDING;
     private static final VarHandle HEAD;
@@ -43,9 +46,6 @@ final class Lane<M> extends LaneNode implements Runnable {
     @SuppressWarnings("unused") // accessed through HEAD
     private volatile LaneNode head = this;
 
-    /** The last node offered; the intake's only. */
-    private LaneNode tail = this;
-
     /**
      * The envelope being handled or waiting for its retry; the owner's only (read racily for stats). Null between
      * envelopes.
@@ -53,10 +53,7 @@ final class Lane<M> extends LaneNode implements Runnable {
     @Nullable
     Envelope<M> current;
 
-    /** Owner only: envelopes counted and not finished (the current one included), as the owner last read the count. */
-    private int available;
-
-    /** Owner only: envelopes finished and not yet subtracted from the count. */
+    /** Envelopes the owner finished and has not yet subtracted from {@code pending}; the owner's only. */
     private int finished;
 
     Lane(Object key, LaneRunner<M> runner) {
@@ -71,69 +68,97 @@ final class Lane<M> extends LaneNode implements Runnable {
     }
 
     /**
-     * Intake only: appends {@code envelope} and counts it. Returns the count before it: 0 means the caller now owns the
-     * lane and must run it; {@link #RETIRED} means the lane had retired and the caller must offer it to a fresh lane.
+     * Producer only: appends the staged chain and counts it, one link and one compare-and-set for the whole chain, and
+     * empties the stage. Returns the count before it: 0 means the caller now owns the lane and must run it. {@link
+     * #RETIRED} means the lane had retired: the stage is kept, for {@link #moveStageTo} its successor.
      */
-    int offer(Envelope<M> envelope) {
-        tail.linkNext(envelope);
-        tail = envelope;
+    int offerStaged() {
+        int count = staged();
+        linkStaged();
         for (; ; ) {
             int before = (int) PENDING.getVolatile(this);
             if (before == RETIRED) {
                 return RETIRED;
             }
-            if (PENDING.compareAndSet(this, before, before + 1)) {
+            if (PENDING.compareAndSet(this, before, before + count)) {
+                clearStage();
                 return before;
             }
         }
     }
 
-    /** Owner only: the next envelope; there is one, since {@code pending} counted it after it was linked. */
+    /**
+     * Owner only: the next envelope; there is one, since {@code pending} counted it after it was linked. The node left
+     * behind is linked to itself: a consumed envelope that reached the old generation must not keep every later one of
+     * its lane reachable (a young collection would copy the whole queue).
+     */
     Envelope<M> poll() {
-        LaneNode next = Objects.requireNonNull(((LaneNode) HEAD.getOpaque(this)).nextNode(), "counted but not linked");
+        LaneNode consumed = (LaneNode) HEAD.getOpaque(this);
+        LaneNode next = Objects.requireNonNull(consumed.nextNode(), "counted but not linked");
         HEAD.setRelease(this, next);
+        consumed.unlink();
         @SuppressWarnings("unchecked")
         Envelope<M> envelope = (Envelope<M>) next;
         return envelope;
     }
 
-    /** Owner only, when it starts running the lane: reads what it may take without looking at the count again. */
-    void takeOver() {
-        available = depth();
-    }
-
-    /**
-     * Owner only: the current envelope is finished. Returns whether the lane has another one, which the owner must
-     * run; false means the owner has let go. Finished envelopes are subtracted from the shared count only when the
-     * owner runs out of the ones it saw counted, so a busy lane touches the count once per batch, not per envelope.
-     */
-    boolean finishCurrent() {
-        current = null;
+    /** Owner only: the current envelope is finished; it stays counted until the next {@link #complete}. */
+    void finish() {
         finished++;
-        return --available > 0 || settleFinished() > 0;
     }
 
     /**
-     * Owner only, before anything that lets another thread continue the lane (a hand-off to a worker, a handler that
-     * may end elsewhere, a delayed retry): subtracts the finished envelopes from the count. Returns the envelopes still
-     * pending; at 0 the owner has let go.
+     * Owner only: subtracts the envelopes finished since the last call from the count and returns the envelopes still
+     * pending; at 0 the owner lets go. So a busy lane touches the shared count once per batch, not once per envelope.
+     * The owner calls it before it hands the lane on (an asynchronous handler, a retry, a yield), so whoever continues
+     * the lane finds the count exact.
      */
-    int settleFinished() {
-        if (finished > 0) {
-            int done = finished;
-            finished = 0;
-            int left = (int) PENDING.getAndAdd(this, -done) - done;
-            if (left == 0) {
-                return 0; // let go: from here on the owner fields belong to the next owner, who may already run
-            }
-            available = left;
+    int complete() {
+        int done = finished;
+        if (done == 0) {
+            return (int) PENDING.getVolatile(this);
         }
-        return available;
+        finished = 0;
+        return (int) PENDING.getAndAdd(this, -done) - done;
     }
 
-    /** Owner only, after {@link #settleFinished()} returned 0: retires the lane unless an offer came in meanwhile. */
-    boolean tryRetire() {
-        return PENDING.compareAndSet(this, 0, RETIRED);
+    /**
+     * Owner only: like {@link #complete}, but a lane with nothing more to do retires in the same compare-and-set.
+     * Returns the envelopes still pending; 0 means it retired.
+     */
+    int completeOrRetire() {
+        int done = finished;
+        finished = 0;
+        for (; ; ) {
+            int pending = (int) PENDING.getVolatile(this);
+            int next = pending == done ? RETIRED : pending - done;
+            if (PENDING.compareAndSet(this, pending, next)) {
+                return Math.max(0, next);
+            }
+        }
+    }
+
+    /** Owner only, before it hands the lane on without letting go: subtracts what it finished. */
+    void handOver() {
+        if (finished > 0) {
+            complete();
+        }
+    }
+
+    /**
+     * Owner only, after it retired the lane: clears its {@link KeyedLanes} slot, unless the producer moved the lane
+     * meanwhile (then the producer finds it retired).
+     */
+    void leaveHome() {
+        AtomicReferenceArray<@Nullable Lane<M>> table = home;
+        if (table != null) {
+            table.compareAndSet(slot, this, null);
+        }
+    }
+
+    /** True once the lane retired; a volatile read. */
+    boolean isRetired() {
+        return (int) PENDING.getVolatile(this) == RETIRED;
     }
 
     /** Envelopes pending now (0 when retired); a volatile read, so a force stop sees what was counted before it. */
@@ -141,13 +166,22 @@ final class Lane<M> extends LaneNode implements Runnable {
         return Math.max(0, (int) PENDING.getVolatile(this));
     }
 
-    /** The oldest node that may still be unsettled: walk from here with {@link #nextNode()}. */
+    /**
+     * The oldest node that may still be unsettled: walk from here with {@link #nextNode()}, and start again from here on
+     * meeting a node linked to itself (consumed meanwhile, see {@link #poll}).
+     */
     LaneNode oldest() {
         return (LaneNode) HEAD.getAcquire(this);
     }
 
-    /** What runs the lanes: drains one lane as its owner. */
+    /** What runs the lanes as their owner. */
     interface LaneRunner<M> {
+        /** Runs the lane and frees the slots it settled. */
         void drain(Lane<M> lane);
+
+        /** Runs the lane and returns the slots it settled, which the caller frees with {@link #free}. */
+        int drainHeld(Lane<M> lane);
+
+        void free(int slots);
     }
 }

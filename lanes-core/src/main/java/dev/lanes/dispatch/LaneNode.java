@@ -27,6 +27,16 @@ abstract class LaneNode {
         NEXT.setRelease(this, node);
     }
 
+    /** Links {@code node} after this one without a fence: for a chain published later by a {@link #linkNext}. */
+    final void linkNextPlain(LaneNode node) {
+        NEXT.set(this, node);
+    }
+
+    /** Owner only, on a node it has moved past: links it to itself (ordered after the move), breaking the chain. */
+    final void unlink() {
+        NEXT.setRelease(this, this);
+    }
+
     @Nullable
     final LaneNode nextNode() {
         return (LaneNode) NEXT.getAcquire(this);

@@ -1,56 +1,60 @@
 package dev.lanes.dispatch;
 
-import dev.lanes.api.AggregateId;
-import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Where a dispatcher's lanes live, by lane key. The intake alone creates lanes; owners retire keyed lanes.
+ * Where a dispatcher's lanes live, by lane key. The producer side alone creates lanes; owners retire keyed lanes.
  *
  * <p>{@link LaneStrategy#HASHED}: {@code parallelism} lanes, created on first use and kept (their number is bounded by
  * the setting). {@link LaneStrategy#KEYED}: a lane per aggregate id that holds work, retired by its owner when it
- * empties, so memory follows what is queued, not how many ids were ever seen. (Keeping emptied lanes for reuse was
- * measured slower: a fresh lane is in the intake's cache, a reused one was last written by a worker.)
+ * empties, so memory follows what is queued, not how many ids were ever seen ({@link KeyedLanes}).
  */
 abstract class LaneRegistry<M> {
 
     static <M> LaneRegistry<M> of(LaneSettings settings, Lane.LaneRunner<M> runner) {
         return settings.strategy() == LaneStrategy.KEYED
-                ? new Keyed<>(runner)
+                ? new KeyedLanes<>(runner)
                 : new Hashed<>(settings.parallelism(), runner);
     }
 
+    /** Producer only: the lane of the aggregate id {@code key}, whose {@code hashCode()} is {@code hash}. */
+    abstract Lane<M> laneOf(String key, int hash);
+
     /**
-     * Intake only: the lane of {@code id}, live when returned (a keyed lane may retire right after). Throws if the id
-     * cannot give a lane key.
+     * Producer only: the lane that takes over from {@code retired} for its key: the one the producer made after {@code
+     * retired} left the registry, or else a fresh one, replacing it.
      */
-    abstract Lane<M> laneOf(AggregateId id);
+    abstract Lane<M> successor(Lane<M> retired);
 
-    /** Intake only: a fresh lane with the key of {@code retired}, replacing it. */
-    abstract Lane<M> renew(Lane<M> retired);
-
-    /** Owner only, when its lane emptied: removes a keyed lane unless an offer came in meanwhile. */
-    abstract void emptied(Lane<M> lane);
+    /**
+     * Owner only: subtracts what the owner finished ({@link Lane#complete}) and returns the envelopes still pending; at
+     * 0 the owner lets go, and a keyed lane has retired and left the registry.
+     */
+    abstract int complete(Lane<M> lane);
 
     abstract void forEach(Consumer<Lane<M>> action);
 
     private static final class Hashed<M> extends LaneRegistry<M> {
         private final int parallelism;
+        /** {@code parallelism - 1} if it is a power of two (then {@code hash & mask == floorMod(hash, parallelism)}). */
+        private final int mask;
+
         private final Lane.LaneRunner<M> runner;
         private final AtomicReferenceArray<@Nullable Lane<M>> lanes;
 
         Hashed(int parallelism, Lane.LaneRunner<M> runner) {
             this.parallelism = parallelism;
+            this.mask = Integer.bitCount(parallelism) == 1 ? parallelism - 1 : -1;
             this.runner = runner;
             this.lanes = new AtomicReferenceArray<>(parallelism);
         }
 
         @Override
-        Lane<M> laneOf(AggregateId id) {
-            int index = Math.floorMod(id.id().hashCode(), parallelism); // MessageParallelism.toGroupKey, unchecked
+        Lane<M> laneOf(String key, int hash) {
+            // MessageParallelism.toGroupKey, unchecked; a mask where it equals floorMod
+            int index = mask >= 0 ? hash & mask : Math.floorMod(hash, parallelism);
             Lane<M> lane = lanes.get(index);
             if (lane == null) {
                 lane = new Lane<>(index, runner);
@@ -60,12 +64,14 @@ abstract class LaneRegistry<M> {
         }
 
         @Override
-        Lane<M> renew(Lane<M> retired) {
+        Lane<M> successor(Lane<M> retired) {
             throw new IllegalStateException("hashed lanes never retire: " + retired.key);
         }
 
         @Override
-        void emptied(Lane<M> lane) {}
+        int complete(Lane<M> lane) {
+            return lane.complete();
+        }
 
         @Override
         void forEach(Consumer<Lane<M>> action) {
@@ -75,45 +81,6 @@ abstract class LaneRegistry<M> {
                     action.accept(lane);
                 }
             }
-        }
-    }
-
-    private static final class Keyed<M> extends LaneRegistry<M> {
-        private final Lane.LaneRunner<M> runner;
-        private final ConcurrentHashMap<Object, Lane<M>> lanes = new ConcurrentHashMap<>();
-
-        Keyed(Lane.LaneRunner<M> runner) {
-            this.runner = runner;
-        }
-
-        @Override
-        Lane<M> laneOf(AggregateId id) {
-            String key = Objects.requireNonNull(id.id(), "aggregate id");
-            Lane<M> lane = lanes.get(key);
-            return lane != null ? lane : create(key);
-        }
-
-        @Override
-        Lane<M> renew(Lane<M> retired) {
-            return create(retired.key);
-        }
-
-        private Lane<M> create(Object key) {
-            Lane<M> lane = new Lane<>(key, runner);
-            lanes.put(key, lane);
-            return lane;
-        }
-
-        @Override
-        void emptied(Lane<M> lane) {
-            if (lane.tryRetire()) {
-                lanes.remove(lane.key, lane);
-            }
-        }
-
-        @Override
-        void forEach(Consumer<Lane<M>> action) {
-            lanes.values().forEach(action);
         }
     }
 }

@@ -1,0 +1,83 @@
+package dev.lanes.dispatch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The producer-owned table of keyed lanes: one live lane per id, owners clear their slot, the table follows the work. */
+class KeyedLanesTest {
+    private final KeyedLanes<String> lanes = new KeyedLanes<>(LaneTest.IDLE);
+
+    @Test
+    void anIdKeepsItsLaneWhileItIsLiveAndGetsAFreshOneAfterItsOwnerRetiredIt() {
+        Lane<String> first = laneOf("id-1");
+        assertThat(laneOf("id-1")).isSameAs(first);
+        assertThat(laneOf(new String("id-1"))).as("equal, not the same string").isSameAs(first);
+
+        lanes.complete(first);
+
+        assertThat(first.isRetired()).isTrue();
+        assertThat(all()).doesNotContain(first);
+        Lane<String> second = laneOf("id-1");
+        assertThat(second).isNotSameAs(first);
+        assertThat(second.isRetired()).isFalse();
+    }
+
+    @Test
+    void theSuccessorOfARetiredLaneIsTheLaneMadeAfterItOrElseAFreshOneInItsSlot() {
+        Lane<String> cleared = laneOf("id-1");
+        lanes.complete(cleared);
+        Lane<String> madeAfter = laneOf("id-1");
+        assertThat(lanes.successor(cleared)).isSameAs(madeAfter);
+
+        Lane<String> stillInItsSlot = laneOf("id-2");
+        assertThat(stillInItsSlot.completeOrRetire()).isZero(); // retired; its owner has not cleared the slot yet
+        Lane<String> fresh = lanes.successor(stillInItsSlot);
+        assertThat(fresh).isNotSameAs(stillInItsSlot);
+        assertThat(laneOf("id-2")).isSameAs(fresh);
+    }
+
+    @Test
+    void everyLiveLaneIsFoundAcrossRebuildsAndRetiredOnesAreDropped() {
+        Map<String, Lane<String>> live = new java.util.HashMap<>();
+        for (int i = 0; i < 5_000; i++) {
+            Lane<String> lane = laneOf("id-" + i);
+            if (i % 2 == 0) {
+                live.put("id-" + i, lane);
+            } else {
+                lanes.complete(lane);
+            }
+        }
+
+        live.forEach((id, lane) -> assertThat(laneOf(id)).as(id).isSameAs(lane));
+        assertThat(all()).containsExactlyInAnyOrderElementsOf(live.values());
+    }
+
+    @Test
+    void theTableFollowsWhatIsLiveNotHowManyIdsWereSeen() {
+        for (int i = 0; i < 1_000_000; i++) {
+            lanes.complete(laneOf("id-" + i));
+        }
+        assertThat(lanes.capacity()).isLessThanOrEqualTo(256);
+        assertThat(all()).isEmpty();
+    }
+
+    private Lane<String> laneOf(String id) {
+        return lanes.laneOf(id, id.hashCode());
+    }
+
+    private List<Lane<String>> all() {
+        Map<Lane<String>, Boolean> seen = new IdentityHashMap<>();
+        List<Lane<String>> found = new ArrayList<>();
+        lanes.forEach(lane -> {
+            if (seen.put(lane, true) == null) {
+                found.add(lane);
+            }
+        });
+        return found;
+    }
+}
