@@ -12,6 +12,7 @@ import dev.lanes.dispatch.AggregateDispatcher.State;
 import dev.lanes.dispatch.FailureIsolationTest.RecordingContext;
 import dev.lanes.runtime.RuntimeContext;
 import dev.lanes.scheduler.AggregateSchedulerSupplier;
+import dev.lanes.test.logging.LogCapture;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
@@ -23,12 +24,14 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
+import org.slf4j.event.Level;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
@@ -45,6 +48,9 @@ class EngineDefectsTest {
 
     private final DispatcherFixture fixture = new DispatcherFixture("defects", 2);
     private final Scheduler cleanup = Schedulers.newSingle(CLEANUP_THREAD);
+
+    @RegisterExtension
+    final LogCapture logs = LogCapture.standardError();
 
     @AfterEach
     void close() {
@@ -121,6 +127,7 @@ class EngineDefectsTest {
             StepVerifier.create(dispatcher.stopGracefully().onErrorComplete())
                     .expectComplete()
                     .verify(PROMPTLY);
+            assertTheRefusalIsLogged();
         }
 
         @ParameterizedTest(name = "{0}")
@@ -143,6 +150,15 @@ class EngineDefectsTest {
             StepVerifier.create(dispatcher.stopGracefully().onErrorComplete())
                     .expectComplete()
                     .verify(PROMPTLY);
+            assertTheRefusalIsLogged();
+        }
+
+        private void assertTheRefusalIsLogged() {
+            assertThat(logs.lines(Level.WARN))
+                    .as("the refusal is a warning, and the cancellation runs inline")
+                    .anySatisfy(line -> assertThat(line.message())
+                            .contains("cleanup scheduler refused a cancellation")
+                            .endsWith("cancelling inline"));
         }
     }
 
@@ -256,6 +272,13 @@ class EngineDefectsTest {
                     .expectErrorSatisfies(error -> assertIsOrIsCausedBy(error, unreachable))
                     .verify(PROMPTLY);
             assertThat(dispatcher.state()).isEqualTo(State.STOPPED);
+            assertThat(logs.lines(Level.ERROR))
+                    .as("the fault is logged once, naming the dispatcher, with its cause")
+                    .singleElement()
+                    .satisfies(line -> {
+                        assertThat(line.message()).contains(dispatcher.name()).endsWith("infrastructure fault");
+                        assertThat(line.details()).contains("Caused by: " + unreachable);
+                    });
         }
     }
 
@@ -297,6 +320,11 @@ class EngineDefectsTest {
             DispatcherStats stats = dispatcher.stats();
             assertThat(stats.retried()).isEqualTo(1);
             assertThat(stats.parked()).isEqualTo(1);
+            assertThat(logs.lines(Level.WARN))
+                    .singleElement()
+                    .satisfies(line -> assertThat(line.message())
+                            .isEqualTo("Parked a message for sales.order/o-1 from TestDispatcher after 2 attempt(s): "
+                                    + "java.lang.IllegalStateException: always fails"));
         }
     }
 

@@ -8,6 +8,8 @@ import dev.lanes.api.NamedAggregate;
 import dev.lanes.runtime.ActivityLease;
 import dev.lanes.runtime.RuntimeContext;
 import dev.lanes.scheduler.AggregateSchedulerSupplier;
+import dev.lanes.test.logging.LogCapture;
+import dev.lanes.test.logging.LogLine;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -17,6 +19,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.event.Level;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
@@ -29,6 +33,9 @@ class FailureIsolationTest {
             RetryPolicy.DEFAULT.withMaxRetries(2).withBackoff(Duration.ZERO, Duration.ZERO);
 
     private final DispatcherFixture fixture = new DispatcherFixture("failures", 2);
+
+    @RegisterExtension
+    final LogCapture logs = LogCapture.standardError();
 
     @AfterEach
     void close() {
@@ -66,6 +73,7 @@ class FailureIsolationTest {
         assertThat(stats.retried()).isEqualTo(2);
         assertThat(stats.parked()).isEqualTo(1);
         assertThat(stats.handled()).isEqualTo(1);
+        assertParkingLogged("after 3 attempt(s): java.lang.IllegalArgumentException: cannot handle o-1#poison");
     }
 
     @Test
@@ -91,6 +99,7 @@ class FailureIsolationTest {
         await().atMost(PROMPTLY).until(() -> sent.stream().allMatch(TestExchange::acknowledged));
         assertThat(handled).containsExactly("o-1#0", "o-1#1", "o-1#2", "o-1#3", "o-1#4");
         assertThat(fixture.parkingLot.entries()).isEmpty();
+        assertThat(logs.lines()).as("retries that succeed log nothing").isEmpty();
     }
 
     @Test
@@ -111,6 +120,7 @@ class FailureIsolationTest {
         assertThat(fixture.parkingLot.entries())
                 .singleElement()
                 .satisfies(p -> assertThat(p.attempts()).isEqualTo(1));
+        assertParkingLogged("after 1 attempt(s): java.lang.UnsupportedOperationException: never works");
     }
 
     @Test
@@ -123,6 +133,7 @@ class FailureIsolationTest {
         assertThat(fixture.parkingLot.entries())
                 .singleElement()
                 .satisfies(p -> assertThat(p.error()).hasMessage("handler returned null"));
+        assertParkingLogged("after 1 attempt(s): java.lang.NullPointerException: handler returned null");
     }
 
     @Test
@@ -181,6 +192,7 @@ class FailureIsolationTest {
         StepVerifier.create(dispatcher.stopGracefully())
                 .expectErrorMessage(context.failures.get(0).getMessage())
                 .verify(PROMPTLY);
+        assertFaultLogged(context.failures.get(0));
     }
 
     @Test
@@ -205,6 +217,8 @@ class FailureIsolationTest {
                 .satisfies(f -> assertThat(f)
                         .hasMessage("parking lot unavailable")
                         .hasSuppressedException(new IllegalStateException("boom")));
+        assertThat(assertFaultLogged(context.failures.get(0)).details())
+                .contains("Suppressed: java.lang.IllegalStateException: boom");
     }
 
     @Test
@@ -227,6 +241,26 @@ class FailureIsolationTest {
                 .hasRootCauseMessage("broker gone");
         StepVerifier.create(dispatcher.stopGracefully()).expectError().verify(PROMPTLY);
         assertThat(dispatcher.state()).isEqualTo(AggregateDispatcher.State.STOPPED);
+        assertThat(assertFaultLogged(context.failures.get(0)).details())
+                .contains("Caused by: java.lang.IllegalStateException: broker gone");
+    }
+
+    /** The one warning of a parked message: which aggregate, from which dispatcher, after how many attempts, why. */
+    private void assertParkingLogged(String attemptsAndError) {
+        assertThat(logs.lines(Level.WARN))
+                .singleElement()
+                .satisfies(line -> assertThat(line.message())
+                        .isEqualTo("Parked a message for sales.order/o-1 from TestDispatcher " + attemptsAndError));
+    }
+
+    /** The dispatcher's fault is logged once, as an error naming the dispatcher, with the fault's stack trace. */
+    private LogLine assertFaultLogged(Throwable fault) {
+        assertThat(logs.lines(Level.ERROR)).singleElement().satisfies(line -> {
+            assertThat(line.message())
+                    .isEqualTo("AggregateDispatcher[TestDispatcher/sales.order] infrastructure fault");
+            assertThat(line.details()).startsWith(fault.toString());
+        });
+        return logs.lines(Level.ERROR).get(0);
     }
 
     static AggregateSchedulerSupplier fixedScheduler(Scheduler scheduler) {

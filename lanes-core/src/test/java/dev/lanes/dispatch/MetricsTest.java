@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.lanes.api.MaterializedNamedAggregate;
+import dev.lanes.test.logging.LogCapture;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -17,11 +18,16 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.event.Level;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
 class MetricsTest {
     private final DispatcherFixture fixture = new DispatcherFixture("metrics", 2);
+
+    @RegisterExtension
+    final LogCapture logs = LogCapture.standardError();
 
     @AfterEach
     void close() {
@@ -70,6 +76,9 @@ class MetricsTest {
         dispatcher.forceStop();
         assertThat(metrics.outcomes.get(Outcome.CANCELLED).sum()).isEqualTo(1);
         assertThat(metrics.closed).isTrue();
+        assertThat(logs.lines(Level.WARN))
+                .singleElement()
+                .satisfies(line -> assertThat(line.message()).startsWith("Parked a message for sales.order/bad"));
     }
 
     @Test
@@ -118,6 +127,15 @@ class MetricsTest {
         TestExchange exchange = TestExchange.of("o-1", 0);
         fixture.emit(exchange);
         await().atMost(PROMPTLY).until(exchange::acknowledged);
+        assertThat(logs.lines(Level.WARN))
+                .as("the first failure is a warning with its stack trace; the next are ignored")
+                .singleElement()
+                .satisfies(line -> {
+                    assertThat(line.message())
+                            .isEqualTo("Metrics recorder of AggregateDispatcher[TestDispatcher/sales.order] failed;"
+                                    + " further failures are ignored");
+                    assertThat(line.details()).startsWith("java.lang.IllegalStateException: metrics backend down");
+                });
     }
 
     @Test

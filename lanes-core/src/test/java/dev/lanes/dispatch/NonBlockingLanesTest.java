@@ -4,6 +4,7 @@ import static dev.lanes.dispatch.DispatcherFixture.PROMPTLY;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.lanes.test.logging.LogCapture;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,6 +14,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.event.Level;
 import reactor.blockhound.BlockHound;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -27,6 +30,9 @@ class NonBlockingLanesTest {
     private static final List<String> violations = new CopyOnWriteArrayList<>();
 
     private final DispatcherFixture fixture = new DispatcherFixture("blockhound", 2);
+
+    @RegisterExtension
+    final LogCapture logs = LogCapture.standardError();
 
     @BeforeAll
     static void installBlockHound() {
@@ -100,6 +106,12 @@ class NonBlockingLanesTest {
 
         assertThat(fixture.parkingLot.size()).isPositive();
         assertThat(violations).isEmpty();
+        assertThat(logs.lines(Level.WARN))
+                .as("one warning per parked message, written from the lane threads")
+                .hasSize(fixture.parkingLot.size())
+                .allSatisfy(line -> assertThat(line.message())
+                        .startsWith("Parked a message for sales.order/id-")
+                        .endsWith("java.lang.IllegalStateException: always fails"));
     }
 
     @Test

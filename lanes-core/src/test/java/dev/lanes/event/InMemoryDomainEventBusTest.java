@@ -8,15 +8,21 @@ import dev.lanes.dispatch.MessageExchange;
 import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.messaging.IntakeGate;
+import dev.lanes.test.logging.LogCapture;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.event.Level;
 import reactor.test.StepVerifier;
 
 /** Publishing never waits for a consumer group; a group at its budget closes the intake gate of its type. */
 class InMemoryDomainEventBusTest {
     private static final NamedAggregate ORDER = NamedAggregate.of("shop", "order");
     private static final Duration PROMPTLY = Duration.ofSeconds(5);
+
+    @RegisterExtension
+    final LogCapture logs = LogCapture.standardError();
 
     private static DomainEventStream stream(int i) {
         return DomainEventStream.of(
@@ -77,5 +83,11 @@ class InMemoryDomainEventBusTest {
 
         assertThat(bus.intakeGate(ORDER).isOpen()).isTrue();
         StepVerifier.create(bus.publish(stream(9))).expectComplete().verify(PROMPTLY);
+        assertThat(logs.lines(Level.WARN))
+                .as("what the gone group misses is a warning naming the group and the stream")
+                .singleElement()
+                .satisfies(line -> assertThat(line.message())
+                        .contains("consumer group 'Leaving' is gone")
+                        .contains("shop.order/o-9"));
     }
 }

@@ -15,6 +15,7 @@ import dev.lanes.runtime.RuntimeContext;
 import dev.lanes.scheduler.AggregateSchedulerSupplier;
 import dev.lanes.scheduler.BorrowedAggregateSchedulerSupplier;
 import dev.lanes.scheduler.DefaultAggregateSchedulerSupplier;
+import dev.lanes.test.logging.LogCapture;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -25,6 +26,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.event.Level;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -39,6 +42,9 @@ class CompositeEventDispatcherLifecycleTest {
     private final List<String> log = new CopyOnWriteArrayList<>();
     private final RecordingBus bus = new RecordingBus(log);
     private final CountingSupplier supplier = new CountingSupplier(log);
+
+    @RegisterExtension
+    final LogCapture logs = LogCapture.standardError();
 
     @AfterEach
     void release() {
@@ -110,6 +116,12 @@ class CompositeEventDispatcherLifecycleTest {
         assertThat(log).doesNotContain("subscribe:third").noneMatch(entry -> entry.startsWith("request:"));
         assertThat(supplier.gracefulStops).hasValue(1);
         assertThat(supplier.forceStops).hasValue(0);
+        assertThat(logs.lines(Level.ERROR))
+                .as("the fault is logged naming the failed child, with its cause")
+                .anySatisfy(line -> {
+                    assertThat(line.message()).contains("second");
+                    assertThat(line.details()).contains("Caused by: " + broken);
+                });
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.lanes.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
+import dev.lanes.test.logging.LogCapture;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -14,6 +15,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.event.Level;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.test.StepVerifier;
@@ -345,6 +348,9 @@ class LanesRuntimeTest {
 
     @Nested
     class Failures {
+        @RegisterExtension
+        final LogCapture logs = LogCapture.standardError();
+
         @Test
         void aFatalFailureWhileRunningShutsDownWithThatErrorAndLaterOnesSuppressed() {
             RecordingComponent a = component("a");
@@ -375,6 +381,11 @@ class LanesRuntimeTest {
                                 .containsExactly(later);
                     })
                     .verify(PROMPTLY);
+            assertThat(logs.lines(Level.ERROR))
+                    .as("every fatal failure is logged with its stack trace, one after the end too")
+                    .allSatisfy(line -> assertThat(line.logger()).isEqualTo(LanesRuntime.class.getName()))
+                    .extracting(line -> line.details().lines().findFirst().orElse(""))
+                    .containsExactly(first.toString(), later.toString(), afterEnd.toString());
         }
 
         @Test
