@@ -2,6 +2,7 @@ package dev.lanes.test.command;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.lanes.api.AggregateId;
 import dev.lanes.command.CommandBusOverloadedException;
@@ -18,15 +19,21 @@ import dev.lanes.test.bank.AccountCommand.OpenAccount;
 import dev.lanes.test.bank.AccountCommand.Withdraw;
 import dev.lanes.test.bank.Bank;
 import dev.lanes.test.bank.BankRuleViolation;
+import dev.lanes.test.logging.LogCapture;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.event.Level;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 class CommandFailureTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+    @RegisterExtension
+    final LogCapture logs = LogCapture.standardError();
 
     @Test
     void aHandlersErrorReachesTheCallerWithItsTypeAndMessageAndTheAggregateIsUnchanged() {
@@ -89,6 +96,12 @@ class CommandFailureTest {
                 assertThat(parked.aggregateId()).isEqualTo(id);
                 assertThat(parked.attempts()).isEqualTo(11);
             });
+            await().atMost(TIMEOUT)
+                    .untilAsserted(() -> assertThat(logs.lines(Level.WARN))
+                            .singleElement()
+                            .satisfies(line -> assertThat(line.message())
+                                    .isEqualTo("Parked a message for " + id + " from Bank after 11 attempt(s): "
+                                            + "java.io.UncheckedIOException: java.io.IOException: store unavailable")));
             store.failNextAppends.set(0);
             assertThat(bank.gateway
                             .send(id, new Deposit(7), WaitStage.PROCESSED)

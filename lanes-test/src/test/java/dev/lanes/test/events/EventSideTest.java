@@ -19,6 +19,7 @@ import dev.lanes.test.bank.AccountEvent.Deposited;
 import dev.lanes.test.bank.BalanceProjection;
 import dev.lanes.test.bank.Bank;
 import dev.lanes.test.bank.TransferSaga;
+import dev.lanes.test.logging.LogCapture;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,12 +29,17 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.event.Level;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /** Processors on the lane engine: ordering per aggregate, projections, sagas, snapshots, PROJECTED waits, parking. */
 class EventSideTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(120);
+
+    @RegisterExtension
+    final LogCapture logs = LogCapture.standardError();
 
     @Test
     void everyProcessorSeesEachAggregatesEventsInVersionOrderAndTheProjectionEqualsASerialReplay() {
@@ -268,6 +274,13 @@ class EventSideTest {
             assertThat(parked.error()).hasMessage("downstream unavailable");
             assertThat(parked.attempts()).isEqualTo(3);
         });
+        await().atMost(TIMEOUT)
+                .untilAsserted(() -> assertThat(logs.lines(Level.WARN))
+                        .singleElement()
+                        .satisfies(line -> assertThat(line.message())
+                                .isEqualTo("Parked a message for " + Bank.account("bad")
+                                        + " from Flaky after 3 attempt(s): "
+                                        + "java.lang.IllegalStateException: downstream unavailable")));
 
         failuresLeft.set(0);
         assertThat(bank.events.replayParked().block(TIMEOUT)).isEqualTo(1);
