@@ -34,6 +34,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -41,6 +43,7 @@ import reactor.test.StepVerifier;
 
 /** A bad URL, an unreachable or stalled server, connections dropped mid-run: errors with names, never hangs. */
 class ConnectionFailureTest {
+    private static final Logger log = LoggerFactory.getLogger(ConnectionFailureTest.class);
 
     private static int closedPort() throws IOException {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
@@ -65,13 +68,21 @@ class ConnectionFailureTest {
 
     @Test
     void aMalformedUrlFailsNamingTheUrlButNotItsQuery() {
-        for (String url : List.of(
-                "jdbc:postgresql://127.0.0.1:notaport/postgres",
-                "jdbc:mysql://127.0.0.1:3306/lanes",
-                "postgresql://127.0.0.1:5432/lanes")) {
-            assertThatThrownBy(() -> PostgresEventStore.connect(url, "postgres", null))
-                    .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining(url);
+        // pgjdbc warns through java.util.logging about the port before the URL is refused; the refusal is tested here
+        java.util.logging.Logger urlParser = java.util.logging.Logger.getLogger("org.postgresql.util.PGPropertyUtil");
+        java.util.logging.Level level = urlParser.getLevel();
+        urlParser.setLevel(java.util.logging.Level.SEVERE);
+        try {
+            for (String url : List.of(
+                    "jdbc:postgresql://127.0.0.1:notaport/postgres",
+                    "jdbc:mysql://127.0.0.1:3306/lanes",
+                    "postgresql://127.0.0.1:5432/lanes")) {
+                assertThatThrownBy(() -> PostgresEventStore.connect(url, "postgres", null))
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining(url);
+            }
+        } finally {
+            urlParser.setLevel(level);
         }
         assertThatThrownBy(() -> PostgresEventStore.connect(
                         "jdbc:mysql://127.0.0.1:3306/lanes?password=s3cret", "postgres", null))
@@ -195,8 +206,8 @@ class ConnectionFailureTest {
             assertThat(terminated.get()).as("backends terminated").isPositive();
             Map<String, Integer> byResult = new TreeMap<>();
             outcomes.forEach(outcome -> byResult.merge(outcome.result(), 1, Integer::sum));
-            System.out.printf(
-                    "chaos: %d backends terminated, outcomes %s, lane retries %d, parked %d%n",
+            log.info(
+                    "chaos: {} backends terminated, outcomes {}, lane retries {}, parked {}",
                     terminated.get(),
                     byResult,
                     node.stats().retried(),

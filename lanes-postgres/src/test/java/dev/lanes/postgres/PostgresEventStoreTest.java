@@ -10,6 +10,7 @@ import dev.lanes.messaging.DomainEvent;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.test.EventStoreContract.Deposited;
 import dev.lanes.test.EventStoreContract.Opened;
+import dev.lanes.test.logging.LogCapture;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -25,11 +26,17 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.event.Level;
 import reactor.test.StepVerifier;
 
 /** What the contract does not cover: paging, tenants, the stored shape, serializers, closing. */
 class PostgresEventStoreTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+    @RegisterExtension
+    final LogCapture logs = LogCapture.standardError();
+
     private static final NamedAggregate ACCOUNT = NamedAggregate.of("pg", "account");
 
     private final PostgresEventStore shared = TestDatabase.store();
@@ -261,6 +268,13 @@ class PostgresEventStoreTest {
         }
 
         StepVerifier.create(snapshots.load(id)).verifyComplete();
+        assertThat(logs.lines(Level.WARN))
+                .as("the unreadable snapshot is a warning naming the aggregate, its version and its state type")
+                .singleElement()
+                .satisfies(line -> assertThat(line.message())
+                        .startsWith("Ignoring the snapshot of " + id + " at version 3: its state (com.example.Renamed)"
+                                + " cannot be read")
+                        .endsWith("the aggregate is replayed from its events instead"));
     }
 
     @Test

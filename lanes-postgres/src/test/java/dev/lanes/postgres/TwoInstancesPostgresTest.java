@@ -21,6 +21,8 @@ import java.util.Set;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
 
 /**
@@ -30,6 +32,8 @@ import reactor.core.publisher.Flux;
  * the deposits.
  */
 class TwoInstancesPostgresTest {
+    private static final Logger log = LoggerFactory.getLogger(TwoInstancesPostgresTest.class);
+
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
     private static final int ACCOUNTS = 20;
     private static final int PER_INSTANCE = 2_000;
@@ -87,9 +91,11 @@ class TwoInstancesPostgresTest {
                 .as("cross-instance conflicts were detected by PostgreSQL and retried")
                 .isPositive();
         assertThat(first.stats().parked() + second.stats().parked()).isZero();
-        System.out.printf(
-                "two instances: %d commands, %d + %d retries%n",
-                results.size(), first.stats().retried(), second.stats().retried());
+        log.info(
+                "two instances: {} commands, {} + {} retries",
+                results.size(),
+                first.stats().retried(),
+                second.stats().retried());
 
         long expectedTotal = 0;
         for (int i = 0; i < PER_INSTANCE; i++) {
