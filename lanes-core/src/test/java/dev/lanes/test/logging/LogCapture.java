@@ -31,7 +31,9 @@ import org.slf4j.event.Level;
  * registering the capture on a class hides nothing its other tests write.
  *
  * <p>{@code System.err} is one per JVM: the capture is for tests that run one at a time (JUnit's default); output of a
- * thread an earlier test left running lands in the current test's capture.
+ * thread an earlier test left running lands in the current test's capture. A writer that keeps the stream it found when
+ * it was created (java.util.logging's {@code ConsoleHandler}, slf4j-simple with {@code cacheOutputStream}) is not
+ * captured, or, if created during a test, keeps writing to that test's capture.
  */
 public interface LogCapture extends BeforeEachCallback, AfterEachCallback {
 
