@@ -34,6 +34,9 @@ import reactor.core.publisher.Mono;
  * the store holds. A request id the store already holds is answered with that stored stream. After an append whose
  * outcome is unknown (the store failed without saying whether it committed), the retry first asks the store for the
  * request id, so a commit whose acknowledgement was lost is answered (and published) instead of being decided again.
+ * A command its bus may have delivered before ({@link MessageExchange#mayBeRedelivered()}) is checked the same way
+ * first: a redelivered command is answered with what it stored, never decided again against a state that already
+ * holds its own events.
  */
 final class AggregateProcessor<S> {
     private static final Logger log = LoggerFactory.getLogger(AggregateProcessor.class);
@@ -65,7 +68,7 @@ final class AggregateProcessor<S> {
     Mono<Void> handle(MessageExchange<CommandMessage> exchange) {
         CommandMessage command = exchange.message();
         CommandProgress progress = results.handling(command);
-        Mono<Void> handling = unknownAppends.contains(command.messageId())
+        Mono<Void> handling = exchange.mayBeRedelivered() || unknownAppends.contains(command.messageId())
                 ? storedBefore(command, progress)
                         .switchIfEmpty(
                                 Mono.defer(() -> decide(command, progress).thenReturn(true)))

@@ -46,6 +46,28 @@ public final class CommandResults {
     private final ConcurrentHashMap<MaterializedNamedAggregate, Set<String>> projectionsByType =
             new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Reason> stoppedProjections = new ConcurrentHashMap<>();
+    private volatile UntrackedOutcomes untracked = UntrackedOutcomes.NONE;
+
+    /**
+     * Where the outcomes of commands that no sender on this instance waits for go: a bus whose senders may wait on
+     * another instance forwards them there. Called on the thread that reports the outcome; must not block or throw.
+     */
+    public interface UntrackedOutcomes {
+        /** Drops them: a bus whose senders are all on this instance. */
+        UntrackedOutcomes NONE = new UntrackedOutcomes() {
+            @Override
+            public void processed(CommandMessage command, int version, List<Object> events) {}
+
+            @Override
+            public void failed(CommandMessage command, Throwable error) {}
+        };
+
+        /** As {@link CommandResults#processed}. */
+        void processed(CommandMessage command, int version, List<Object> events);
+
+        /** As {@link CommandResults#failed}, for a failure that is not a stop (a stopped command is redelivered). */
+        void failed(CommandMessage command, Throwable error);
+    }
 
     /** Waits of {@link #DEFAULT_TIMEOUT}, timed on Reactor's parallel scheduler. */
     public CommandResults() {
@@ -69,6 +91,14 @@ public final class CommandResults {
     /** Where timeouts are timed. */
     Scheduler timer() {
         return timer;
+    }
+
+    /**
+     * Sends the outcomes of commands that no sender here waits for to {@code outcomes} (one target; a later call
+     * replaces it). A distributed command bus uses it to answer senders on other instances.
+     */
+    public void forwardUntracked(UntrackedOutcomes outcomes) {
+        this.untracked = Objects.requireNonNull(outcomes, "outcomes");
     }
 
     /** Commands sent from here whose wait has not ended. */
@@ -119,6 +149,8 @@ public final class CommandResults {
         TrackedCommand tracked = byCommandId.get(command.messageId());
         if (tracked != null) {
             apply(tracked, tracked.processed(version, events, expectedProjections(command), stoppedProjections));
+        } else {
+            untracked.processed(command, version, events);
         }
     }
 
@@ -139,6 +171,8 @@ public final class CommandResults {
         TrackedCommand tracked = byCommandId.get(command.messageId());
         if (tracked != null) {
             apply(tracked, tracked.failed(error));
+        } else {
+            untracked.failed(command, error);
         }
     }
 

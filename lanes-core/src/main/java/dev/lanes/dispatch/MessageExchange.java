@@ -23,4 +23,13 @@ public interface MessageExchange<M> {
 
     /** The message was not handled; {@code reason} says why (overload, stop, cancellation). */
     void reject(Throwable reason);
+
+    /**
+     * Whether this message may have been handled before: a durable bus that redelivers (after a crash, or a rebalance
+     * that moved the message's partition) says so, and the command side then asks the event store for the command's
+     * request id before deciding again. {@code false} by default: a bus that never redelivers.
+     */
+    default boolean mayBeRedelivered() {
+        return false;
+    }
 }

@@ -47,6 +47,46 @@ class CommandResultsTest {
     }
 
     @Nested
+    class UntrackedOutcomes {
+        private final List<String> forwarded = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        UntrackedOutcomes() {
+            results.forwardUntracked(new CommandResults.UntrackedOutcomes() {
+                @Override
+                public void processed(CommandMessage command, int version, List<Object> events) {
+                    forwarded.add("processed " + command.requestId() + " v" + version + " " + events);
+                }
+
+                @Override
+                public void failed(CommandMessage command, Throwable error) {
+                    forwarded.add("failed " + command.requestId() + " " + error.getMessage());
+                }
+            });
+        }
+
+        @Test
+        void outcomesOfCommandsNobodyHereWaitsForAreForwardedAndTrackedOnesAreNot() {
+            CompletableFuture<CommandResult> local = track(command("local"), WaitStage.PROCESSED);
+
+            results.processed(command("remote-1"), 3, List.of("Placed"));
+            results.failed(command("remote-2"), new IllegalStateException("refused"));
+
+            assertThat(forwarded).containsExactly("processed remote-1 v3 [Placed]", "failed remote-2 refused");
+            assertThat(local).isNotDone();
+        }
+
+        @Test
+        void aStopIsNotForwarded() {
+            results.failed(command("remote"), new ReceiverStoppedException("stopped"));
+            results.stopped(command("remote"), Reason.STOPPED, null);
+
+            assertThat(forwarded)
+                    .as("a stopped command is redelivered, not answered")
+                    .isEmpty();
+        }
+    }
+
+    @Nested
     class Timeouts {
 
         @Test

@@ -1,0 +1,292 @@
+package dev.lanes.kafka;
+
+import dev.lanes.api.MaterializedNamedAggregate;
+import dev.lanes.command.CommandDispatcher;
+import dev.lanes.command.CommandResults;
+import dev.lanes.processing.CompositeEventDispatcher;
+import dev.lanes.runtime.RuntimeComponent;
+import dev.lanes.runtime.RuntimeContext;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * One instance's connection to Kafka: the producer its buses share, the reply channel to senders on other instances,
+ * and the factory of its {@link KafkaCommandBus} and {@link KafkaDomainEventBus}. It is a runtime component of its own:
+ * register it first ({@link #components} puts everything in order), so that it is stopped last, after the consumers
+ * committed.
+ *
+ * <pre>{@code
+ * KafkaBuses kafka = KafkaBuses.create(KafkaOptions.of("broker:9092"));
+ * CommandResults results = new CommandResults();
+ * KafkaCommandBus commandBus = kafka.commandBus(results);
+ * KafkaDomainEventBus eventBus = kafka.eventBus();
+ * CommandDispatcher commands = CommandDispatcher.builder(commandBus, store, eventBus, results)
+ *         .register(definition).settings(KafkaBuses.COMMAND_SETTINGS).build();
+ * CompositeEventDispatcher events = CompositeEventDispatcher.builder("events", eventBus).processor(p).build();
+ * LanesRuntime runtime = new LanesRuntime(kafka.components(commands, events), deadline, quiet);
+ * }</pre>
+ *
+ * <p>Lifecycle: {@code prepare} checks the broker and the topics (within the startup timeout, one error naming the
+ * servers), creates the producer and positions the reply reader; graceful stop flushes the producer and closes it; a
+ * force closes it without waiting.
+ */
+public final class KafkaBuses implements RuntimeComponent {
+    /**
+     * The command dispatcher's lane settings for a Kafka bus: its defaults, but a full lane pauses its partition
+     * instead of handing records back (a record handed back is read again, and a later one of the same aggregate could
+     * overtake it).
+     */
+    public static final dev.lanes.dispatch.LaneSettings COMMAND_SETTINGS =
+            CommandDispatcher.DEFAULT_SETTINGS.withOverflow(dev.lanes.dispatch.LaneSettings.Overflow.PAUSE);
+
+    private final KafkaOptions options;
+    private final RecordCodec codec;
+    private final RecordParkingLot parkingLot;
+    private final AtomicReference<@Nullable Producer<String, byte[]>> producer = new AtomicReference<>();
+    private final Mono<Void> gracefulStop;
+    private volatile @Nullable KafkaCommandBus commandBus;
+    private volatile @Nullable KafkaDomainEventBus eventBus;
+    private volatile boolean stopped;
+
+    private KafkaBuses(KafkaOptions options, PayloadSerializer serializer, RecordParkingLot parkingLot) {
+        this.options = Objects.requireNonNull(options, "options");
+        this.codec = new RecordCodec(serializer);
+        this.parkingLot = Objects.requireNonNull(parkingLot, "parkingLot");
+        this.gracefulStop = Mono.<Void>fromRunnable(this::closeGracefully)
+                .subscribeOn(Schedulers.boundedElastic())
+                .cache();
+    }
+
+    /** JSON payloads through Jackson; undecodable records parked in memory (and logged). */
+    public static KafkaBuses create(KafkaOptions options) {
+        return create(options, new JacksonPayloadSerializer(), RecordParkingLot.inMemory());
+    }
+
+    public static KafkaBuses create(KafkaOptions options, PayloadSerializer serializer, RecordParkingLot parkingLot) {
+        return new KafkaBuses(options, Objects.requireNonNull(serializer, "serializer"), parkingLot);
+    }
+
+    public KafkaOptions options() {
+        return options;
+    }
+
+    public RecordParkingLot parkingLot() {
+        return parkingLot;
+    }
+
+    /**
+     * The command bus of this instance, created on the first call; its senders' answers come back to {@code results}
+     * (also from other instances), and the outcomes of commands sent from other instances are forwarded from it.
+     *
+     * @throws IllegalStateException if it was created before with other results
+     */
+    public synchronized KafkaCommandBus commandBus(CommandResults results) {
+        KafkaCommandBus existing = commandBus;
+        if (existing != null) {
+            if (existing.results() != results) {
+                throw new IllegalStateException(this + " already has a command bus, with other CommandResults");
+            }
+            return existing;
+        }
+        KafkaCommandBus created = new KafkaCommandBus(this, results);
+        commandBus = created;
+        return created;
+    }
+
+    /** The event bus of this instance, created on the first call. */
+    public synchronized KafkaDomainEventBus eventBus() {
+        KafkaDomainEventBus existing = eventBus;
+        if (existing == null) {
+            existing = new KafkaDomainEventBus(this);
+            eventBus = existing;
+        }
+        return existing;
+    }
+
+    /**
+     * The runtime components of an instance in their order: this connection, the command consumer, the command
+     * dispatcher, then for each event dispatcher its processors' consumers and the dispatcher. The runtime stops them
+     * in reverse: each dispatcher drains before its consumers commit, and the connection closes last.
+     */
+    public List<RuntimeComponent> components(
+            @Nullable CommandDispatcher commands, CompositeEventDispatcher... eventDispatchers) {
+        List<RuntimeComponent> components = new ArrayList<>();
+        components.add(this);
+        if (commands != null) {
+            KafkaCommandBus bus = commandBus;
+            if (bus == null) {
+                throw new IllegalStateException(this + ": build the command dispatcher on commandBus(results)");
+            }
+            components.add(bus.consumer());
+            components.add(commands);
+        }
+        for (CompositeEventDispatcher events : eventDispatchers) {
+            components.addAll(eventBus().consumersOf(events));
+            components.add(events);
+        }
+        return components;
+    }
+
+    // ---------------------------------------------------------------- lifecycle
+
+    @Override
+    public String name() {
+        return "KafkaBuses[" + options.instanceId() + "]";
+    }
+
+    @Override
+    public Mono<Void> prepare(RuntimeContext context) {
+        return Mono.<Void>fromRunnable(this::connect).subscribeOn(Schedulers.boundedElastic());
+    }
+
+    private void connect() {
+        Set<String> topics = new TreeSet<>();
+        topics.add(options.topics().replies());
+        KafkaCommandBus commands = commandBus;
+        if (commands != null) {
+            for (MaterializedNamedAggregate type : commands.types()) {
+                topics.add(options.topics().commands(type));
+                topics.add(options.topics().events(type));
+            }
+        }
+        Map<String, Integer> partitions = Topics.require(name(), topics, options);
+        Producer<String, byte[]> created = new KafkaProducer<>(producerProperties());
+        if (!producer.compareAndSet(null, created)) {
+            created.close(Duration.ZERO);
+            throw new IllegalStateException(name() + " was prepared twice");
+        }
+        if (commands != null) {
+            commands.replies().prepare(partitions.getOrDefault(options.topics().replies(), 1));
+        }
+    }
+
+    private Properties producerProperties() {
+        Properties properties = new Properties();
+        properties.putAll(options.clientProperties());
+        properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, options.bootstrapServers());
+        properties.put(ProducerConfig.CLIENT_ID_CONFIG, options.instanceId() + "-producer");
+        properties.put(ProducerConfig.ACKS_CONFIG, "all");
+        properties.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        properties.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, "2");
+        properties.putIfAbsent(ProducerConfig.MAX_BLOCK_MS_CONFIG, "5000");
+        properties.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        properties.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        return properties;
+    }
+
+    @Override
+    public void start() {
+        KafkaCommandBus commands = commandBus;
+        if (commands != null) {
+            commands.replies().start();
+        }
+    }
+
+    @Override
+    public void quiesce() {}
+
+    /** Flushes what the producer holds, stops the reply reader and closes the producer. */
+    @Override
+    public Mono<Void> stopGracefully() {
+        return gracefulStop;
+    }
+
+    private void closeGracefully() {
+        stopped = true;
+        KafkaCommandBus commands = commandBus;
+        if (commands != null) {
+            commands.replies().stop();
+        }
+        Producer<String, byte[]> current = producer.getAndSet(null);
+        if (current != null) {
+            current.flush();
+            current.close(Duration.ofSeconds(5));
+        }
+    }
+
+    @Override
+    public void forceStop() {
+        stopped = true;
+        KafkaCommandBus commands = commandBus;
+        if (commands != null) {
+            commands.replies().stop();
+        }
+        Producer<String, byte[]> current = producer.getAndSet(null);
+        if (current != null) {
+            Schedulers.boundedElastic().schedule(() -> current.close(Duration.ZERO));
+        }
+    }
+
+    // ---------------------------------------------------------------- for the buses
+
+    RecordCodec codec() {
+        return codec;
+    }
+
+    Producer<String, byte[]> producer() {
+        Producer<String, byte[]> current = producer.get();
+        if (current == null) {
+            throw new IllegalStateException(name()
+                    + (stopped
+                            ? " is stopped"
+                            : " is not started: register it in"
+                                    + " the runtime (KafkaBuses.components) and start the runtime before sending"));
+        }
+        return current;
+    }
+
+    /**
+     * Sends a record; completes when Kafka acknowledged it (all in-sync replicas), on a Reactor parallel thread (never
+     * on the producer's network thread).
+     */
+    Mono<Void> send(ProducerRecord<String, byte[]> record, Supplier<String> what) {
+        return Mono.<Void>create(sink -> {
+                    Producer<String, byte[]> current;
+                    try {
+                        current = producer();
+                    } catch (IllegalStateException notRunning) {
+                        sink.error(notRunning);
+                        return;
+                    }
+                    try {
+                        current.send(record, (metadata, error) -> {
+                            if (error == null) {
+                                sink.success();
+                            } else {
+                                sink.error(new KafkaSendException(
+                                        name() + " could not send " + what.get() + " to " + record.topic() + ": "
+                                                + error,
+                                        error));
+                            }
+                        });
+                    } catch (RuntimeException error) {
+                        sink.error(new KafkaSendException(
+                                name() + " could not send " + what.get() + " to " + record.topic() + ": " + error,
+                                error));
+                    }
+                })
+                .publishOn(Schedulers.parallel());
+    }
+
+    @Override
+    public String toString() {
+        return name();
+    }
+}

@@ -1,0 +1,124 @@
+package dev.lanes.kafka;
+
+import dev.lanes.api.AggregateId;
+import dev.lanes.api.NamedAggregate;
+import dev.lanes.dispatch.AggregateDispatcher;
+import dev.lanes.dispatch.MessageExchange;
+import dev.lanes.event.DomainEventBus;
+import dev.lanes.messaging.DomainEventStream;
+import dev.lanes.processing.CompositeEventDispatcher;
+import dev.lanes.runtime.RuntimeComponent;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * A domain event bus on Kafka: each stream goes to its context's event topic with the aggregate id (and tenant) as the
+ * key, so one aggregate's streams stay in one partition in publish order (the command side publishes an aggregate's
+ * streams one at a time, in version order). Each event processor is a consumer group ({@link TopicNaming#group}{@code
+ * (processor name)}) over all instances: every processor sees every stream of its types, each partition on one instance
+ * at a time.
+ *
+ * <p><b>Publish</b> completes when Kafka acknowledged the record; it never waits for a consumer, and the intake gate is
+ * always open (the topic is the buffer, consumers read at their own pace).
+ *
+ * <p><b>Delivery</b>: at least once, per aggregate in version order. After a crash or a rebalance a processor may see
+ * streams it handled before, again in version order (a redelivery of a suffix), never a gap: keep a processor's effects
+ * idempotent, e.g. by skipping versions at or below the last one it applied ({@link
+ * dev.lanes.processing.EventContext#version()}). A new group starts from the earliest record the topic still holds.
+ */
+public final class KafkaDomainEventBus implements DomainEventBus {
+    private final KafkaBuses kafka;
+    private final Map<String, Consumer> consumers = new LinkedHashMap<>();
+
+    private record Consumer(ConsumerLoop<DomainEventStream> loop, KafkaConsumerComponent component) {}
+
+    KafkaDomainEventBus(KafkaBuses kafka) {
+        this.kafka = kafka;
+    }
+
+    @Override
+    public Mono<Void> publish(DomainEventStream stream) {
+        return Mono.defer(() -> {
+            ProducerRecord<String, byte[]> record = new ProducerRecord<>(
+                    kafka.options().topics().events(stream.aggregateId()),
+                    null,
+                    RecordCodec.key(stream.aggregateId()),
+                    kafka.codec().encode(stream),
+                    RecordCodec.headers(RecordCodec.Kind.EVENTS));
+            return kafka.send(record, stream::toString);
+        });
+    }
+
+    /** The streams of {@code namedAggregate} for {@code consumerGroup}; they flow once its {@link #consumer} runs. */
+    @Override
+    public Flux<MessageExchange<DomainEventStream>> receive(String consumerGroup, NamedAggregate namedAggregate) {
+        return consumerOf(consumerGroup).loop().route(namedAggregate.materialize(), null);
+    }
+
+    /** The consumer group member of {@code processor} on this instance, created on the first call. */
+    public KafkaConsumerComponent consumer(String processor) {
+        return consumerOf(processor).component();
+    }
+
+    /**
+     * The consumers of every processor of {@code events}, in order, with the types each will receive (so that start
+     * checks their topics): register them before the dispatcher, as {@link KafkaBuses#components} does.
+     */
+    public List<RuntimeComponent> consumersOf(CompositeEventDispatcher events) {
+        List<RuntimeComponent> components = new ArrayList<>();
+        for (AggregateDispatcher<?> dispatcher : events.dispatchers()) {
+            Consumer consumer = consumerOf(dispatcher.name());
+            consumer.loop().expect(dispatcher.namedAggregate());
+            if (!components.contains(consumer.component())) {
+                components.add(consumer.component());
+            }
+        }
+        return components;
+    }
+
+    private synchronized Consumer consumerOf(String processor) {
+        return consumers.computeIfAbsent(processor, this::create);
+    }
+
+    private Consumer create(String processor) {
+        KafkaOptions options = kafka.options();
+        String group = options.topics().group(Checks.notBlank(processor, "processor"));
+        String name = "KafkaEventConsumer[" + group + ", " + options.instanceId() + "]";
+        ConsumerLoop<DomainEventStream> loop =
+                new ConsumerLoop<>(name, group, options.topics()::events, options, new Reader(), kafka.parkingLot());
+        return new Consumer(loop, new KafkaConsumerComponent(name, loop, options));
+    }
+
+    @Override
+    public String toString() {
+        return "KafkaDomainEventBus[" + kafka.options().instanceId() + "]";
+    }
+
+    private final class Reader implements MessageReader<DomainEventStream> {
+        @Override
+        public DomainEventStream decode(ConsumerRecord<String, byte[]> record) {
+            return kafka.codec().decodeStream(record.headers(), record.value());
+        }
+
+        @Override
+        public AggregateId aggregateId(DomainEventStream message) {
+            return message.aggregateId();
+        }
+
+        @Override
+        public boolean followUp(DomainEventStream message) {
+            return false;
+        }
+
+        @Override
+        public boolean parksUnroutable() {
+            return false;
+        }
+    }
+}

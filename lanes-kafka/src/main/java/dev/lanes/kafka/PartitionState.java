@@ -1,0 +1,36 @@
+package dev.lanes.kafka;
+
+import java.util.ArrayDeque;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * What a consumer knows of one assigned partition: its fetched records not yet handed out, its offsets in the lanes,
+ * whether it is paused. A new object per assignment, so a settlement that comes after the partition was revoked finds
+ * {@link #live} false and is ignored. Only the consumer thread reads or writes it.
+ */
+final class PartitionState {
+    final TopicPartition partition;
+    final PartitionOffsets offsets = new PartitionOffsets();
+    final ArrayDeque<Fetched<?>> buffered = new ArrayDeque<>();
+    /** Records below this offset were in the partition when it was assigned here: an earlier owner may have had them. */
+    final long redeliveryBelow;
+
+    boolean live = true;
+    boolean paused;
+    /** A record was handed back: nothing more is handed out until the partition is read again from it. */
+    boolean halted;
+    /** Whether to read again from the rejected record once nothing is in flight (not when the consumer stops). */
+    boolean rewind;
+
+    long lastCommitted = -1;
+
+    PartitionState(TopicPartition partition, long redeliveryBelow) {
+        this.partition = partition;
+        this.redeliveryBelow = redeliveryBelow;
+    }
+
+    @Override
+    public String toString() {
+        return partition + " " + offsets + (paused ? " paused" : "") + (halted ? " halted" : "");
+    }
+}

@@ -1,0 +1,287 @@
+package dev.lanes.kafka;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.lanes.api.AggregateId;
+import dev.lanes.api.NamedAggregate;
+import dev.lanes.messaging.CommandMessage;
+import dev.lanes.messaging.DomainEvent;
+import dev.lanes.messaging.DomainEventStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The record shapes: key = {@link #key(AggregateId)} (tenant, type and id, so one aggregate's messages share a
+ * partition), value = one JSON object, headers {@value #SCHEMA_HEADER} (the version of the value's shape, {@value
+ * #SCHEMA_VERSION}) and {@value #KIND_HEADER}. Payloads go through the {@link PayloadSerializer}.
+ *
+ * <p>A record whose schema version, kind or JSON this codec cannot read fails with a {@link RecordDecodingException};
+ * the consumer parks it and moves on.
+ */
+final class RecordCodec {
+    static final String SCHEMA_HEADER = "lanes.schema";
+    static final String KIND_HEADER = "lanes.kind";
+    static final String SCHEMA_VERSION = "1";
+
+    enum Kind {
+        COMMAND,
+        EVENTS,
+        REPLY
+    }
+
+    private static final ObjectMapper JSON = JsonMapper.builder().build();
+
+    private final PayloadSerializer serializer;
+
+    RecordCodec(PayloadSerializer serializer) {
+        this.serializer = Objects.requireNonNull(serializer, "serializer");
+    }
+
+    /** {@code tenant/context.aggregate/id}: stable, and the same for every message of one aggregate. */
+    static String key(AggregateId id) {
+        return id.tenantId() + "/" + id.namedAggregate() + "/" + id.id();
+    }
+
+    static Headers headers(Kind kind) {
+        RecordHeaders headers = new RecordHeaders();
+        headers.add(SCHEMA_HEADER, SCHEMA_VERSION.getBytes(StandardCharsets.UTF_8));
+        headers.add(KIND_HEADER, kind.name().toLowerCase(java.util.Locale.ROOT).getBytes(StandardCharsets.UTF_8));
+        return headers;
+    }
+
+    // ---------------------------------------------------------------- commands
+
+    byte[] encode(CommandMessage command) {
+        return write(json -> {
+            json.writeStringField("messageId", command.messageId());
+            json.writeStringField("requestId", command.requestId());
+            writeAggregate(json, command.aggregateId());
+            json.writeStringField("createdAt", command.createdAt().toString());
+            writeHeaders(json, command.headers());
+            writePayload(json, command.command());
+        });
+    }
+
+    CommandMessage decodeCommand(Headers headers, byte[] value) {
+        JsonNode json = read(headers, value, Kind.COMMAND);
+        return new CommandMessage(
+                text(json, "messageId"),
+                aggregate(json),
+                text(json, "requestId"),
+                payload(json),
+                Instant.parse(text(json, "createdAt")),
+                headerMap(json));
+    }
+
+    // ---------------------------------------------------------------- event streams
+
+    byte[] encode(DomainEventStream stream) {
+        return write(json -> {
+            json.writeStringField("id", stream.id());
+            writeAggregate(json, stream.aggregateId());
+            json.writeNumberField("version", stream.version());
+            json.writeStringField("requestId", stream.requestId());
+            json.writeStringField("commandId", stream.commandId());
+            json.writeStringField("createdAt", stream.createdAt().toString());
+            writeHeaders(json, stream.headers());
+            json.writeArrayFieldStart("events");
+            for (DomainEvent event : stream.events()) {
+                json.writeStartObject();
+                json.writeNumberField("sequence", event.sequence());
+                writePayload(json, event.payload());
+                json.writeEndObject();
+            }
+            json.writeEndArray();
+        });
+    }
+
+    DomainEventStream decodeStream(Headers headers, byte[] value) {
+        JsonNode json = read(headers, value, Kind.EVENTS);
+        List<DomainEvent> events = new ArrayList<>();
+        for (JsonNode event : require(json, "events")) {
+            events.add(new DomainEvent(require(event, "sequence").asInt(), payload(event)));
+        }
+        return new DomainEventStream(
+                text(json, "id"),
+                aggregate(json),
+                require(json, "version").asInt(),
+                text(json, "requestId"),
+                text(json, "commandId"),
+                events,
+                Instant.parse(text(json, "createdAt")),
+                headerMap(json));
+    }
+
+    // ---------------------------------------------------------------- replies
+
+    byte[] encode(Reply reply) {
+        return write(json -> {
+            json.writeStringField("to", reply.to());
+            json.writeStringField("from", reply.from());
+            json.writeStringField("commandId", reply.commandId());
+            json.writeStringField("requestId", reply.requestId());
+            writeAggregate(json, reply.aggregateId());
+            json.writeNumberField("version", reply.version());
+            json.writeArrayFieldStart("events");
+            for (Object event : reply.events()) {
+                json.writeStartObject();
+                writePayload(json, event);
+                json.writeEndObject();
+            }
+            json.writeEndArray();
+            Reply.Failure failure = reply.failure();
+            if (failure != null) {
+                json.writeObjectFieldStart("failure");
+                json.writeStringField("type", failure.type());
+                json.writeStringField("message", failure.message());
+                json.writeBooleanField("recoverable", failure.recoverable());
+                json.writeEndObject();
+            }
+        });
+    }
+
+    Reply decodeReply(Headers headers, byte[] value) {
+        JsonNode json = read(headers, value, Kind.REPLY);
+        List<Object> events = new ArrayList<>();
+        for (JsonNode event : require(json, "events")) {
+            events.add(payload(event));
+        }
+        JsonNode failure = json.get("failure");
+        return new Reply(
+                text(json, "to"),
+                text(json, "from"),
+                text(json, "commandId"),
+                text(json, "requestId"),
+                aggregate(json),
+                require(json, "version").asInt(),
+                events,
+                failure == null
+                        ? null
+                        : new Reply.Failure(
+                                text(failure, "type"),
+                                text(failure, "message"),
+                                require(failure, "recoverable").asBoolean()));
+    }
+
+    // ---------------------------------------------------------------- parts
+
+    private interface Body {
+        void write(JsonGenerator json) throws IOException;
+    }
+
+    private static byte[] write(Body body) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(256);
+        try (JsonGenerator json = JSON.getFactory().createGenerator(out)) {
+            json.writeStartObject();
+            body.write(json);
+            json.writeEndObject();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out.toByteArray();
+    }
+
+    private static void writeAggregate(JsonGenerator json, AggregateId id) throws IOException {
+        json.writeStringField("context", id.contextName());
+        json.writeStringField("aggregate", id.aggregateName());
+        json.writeStringField("aggregateId", id.id());
+        json.writeStringField("tenant", id.tenantId());
+    }
+
+    private static void writeHeaders(JsonGenerator json, Map<String, String> headers) throws IOException {
+        json.writeObjectFieldStart("headers");
+        for (Map.Entry<String, String> header : headers.entrySet()) {
+            json.writeStringField(header.getKey(), header.getValue());
+        }
+        json.writeEndObject();
+    }
+
+    private void writePayload(JsonGenerator json, Object payload) throws IOException {
+        json.writeStringField("type", serializer.typeName(payload));
+        json.writeFieldName("payload");
+        json.writeRawValue(serializer.serialize(payload));
+    }
+
+    private static JsonNode read(Headers headers, byte[] value, Kind expected) {
+        String schema = header(headers, SCHEMA_HEADER);
+        if (!SCHEMA_VERSION.equals(schema)) {
+            throw new RecordDecodingException(
+                    "schema version " + schema + " is not one this codec reads (it reads " + SCHEMA_VERSION + ")");
+        }
+        String kind = header(headers, KIND_HEADER);
+        if (!expected.name().equalsIgnoreCase(kind)) {
+            throw new RecordDecodingException("kind " + kind + " where " + expected + " was expected");
+        }
+        try {
+            JsonNode json = JSON.readTree(value);
+            if (json == null || !json.isObject()) {
+                throw new RecordDecodingException("the value is not a JSON object");
+            }
+            return json;
+        } catch (IOException e) {
+            throw new RecordDecodingException("the value is not JSON: " + e.getMessage(), e);
+        }
+    }
+
+    static @Nullable String header(Headers headers, String name) {
+        Header header = headers.lastHeader(name);
+        return header == null || header.value() == null ? null : new String(header.value(), StandardCharsets.UTF_8);
+    }
+
+    private static JsonNode require(JsonNode json, String field) {
+        JsonNode node = json.get(field);
+        if (node == null || node.isNull()) {
+            throw new RecordDecodingException("field '" + field + "' is missing");
+        }
+        return node;
+    }
+
+    private static String text(JsonNode json, String field) {
+        return require(json, field).asText();
+    }
+
+    private static AggregateId aggregate(JsonNode json) {
+        return AggregateId.of(
+                NamedAggregate.of(text(json, "context"), text(json, "aggregate")),
+                text(json, "aggregateId"),
+                text(json, "tenant"));
+    }
+
+    private static Map<String, String> headerMap(JsonNode json) {
+        Map<String, String> headers = new HashMap<>();
+        for (Iterator<Map.Entry<String, JsonNode>> fields =
+                        require(json, "headers").fields();
+                fields.hasNext(); ) {
+            Map.Entry<String, JsonNode> field = fields.next();
+            headers.put(field.getKey(), field.getValue().asText());
+        }
+        return headers;
+    }
+
+    private Object payload(JsonNode json) {
+        String type = text(json, "type");
+        JsonNode payload = require(json, "payload");
+        try {
+            return serializer instanceof JacksonPayloadSerializer jackson
+                    ? jackson.fromTree(type, payload)
+                    : serializer.deserialize(type, payload.toString());
+        } catch (RuntimeException e) {
+            throw new RecordDecodingException("payload of type " + type + ": " + e.getMessage(), e);
+        }
+    }
+}

@@ -1,0 +1,87 @@
+package dev.lanes.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lanes.command.WaitStage;
+import dev.lanes.eventsourcing.InMemoryEventStore;
+import dev.lanes.runtime.LanesRuntime;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+
+/** An undecodable record is parked with where it is and why, and the partition moves on; bad setups fail at start. */
+class BadInputTest {
+    private static final Duration TIMEOUT = Duration.ofSeconds(60);
+
+    @Test
+    void anUndecodableCommandIsParkedWithItsCoordinatesAndThePartitionMovesOn() throws Exception {
+        String run = "bad" + UUID.randomUUID().toString().substring(0, 8);
+        KafkaOptions options = KafkaOptions.of(TestKafka.bootstrapServers())
+                .withTopics(TopicNaming.perContext(run))
+                .withTopicCreation(1, (short) 1);
+        try (KafkaNode node =
+                new KafkaNode(run, options, new InMemoryEventStore(), new ReadModel(), new ReadModel()).start()) {
+            try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(Map.of(
+                    "bootstrap.servers", TestKafka.bootstrapServers(),
+                    "key.serializer", StringSerializer.class.getName(),
+                    "value.serializer", ByteArraySerializer.class.getName()))) {
+                producer.send(new ProducerRecord<>(
+                                run + ".ledger.commands",
+                                null,
+                                "default/ledger.account/x",
+                                "{not json".getBytes(StandardCharsets.UTF_8),
+                                RecordCodec.headers(RecordCodec.Kind.COMMAND)))
+                        .get();
+            }
+
+            var opened = node.gateway
+                    .send(Ledger.account("after"), new Ledger.Open("a"), WaitStage.PROCESSED)
+                    .block(TIMEOUT);
+
+            assertThat(opened.version()).as("the partition moved on past it").isEqualTo(1);
+            RecordParkingLot.InMemory parked = (RecordParkingLot.InMemory) node.kafka.parkingLot();
+            Awaitility.await().atMost(TIMEOUT).until(() -> !parked.records().isEmpty());
+            ParkedRecord record = parked.records().get(0);
+            assertThat(record.topic()).isEqualTo(run + ".ledger.commands");
+            assertThat(record.partition()).isZero();
+            assertThat(record.offset()).isZero();
+            assertThat(record.error())
+                    .isInstanceOf(RecordDecodingException.class)
+                    .hasMessageContaining("not JSON");
+        }
+    }
+
+    @Test
+    void aMissingTopicStopsTheStartWithOneErrorNamingTheServers() {
+        String run = "missing" + UUID.randomUUID().toString().substring(0, 8);
+        KafkaOptions options = KafkaOptions.of(TestKafka.bootstrapServers()).withTopics(TopicNaming.perContext(run));
+        KafkaNode node = new KafkaNode(run, options, new InMemoryEventStore(), new ReadModel(), new ReadModel());
+
+        assertThatThrownBy(node::start)
+                .isInstanceOf(KafkaStartupException.class)
+                .hasMessageContaining(TestKafka.bootstrapServers())
+                .hasMessageContaining(run + ".ledger.commands");
+        assertThat(node.runtime.state()).isEqualTo(LanesRuntime.State.STOPPED);
+    }
+
+    @Test
+    void anUnreachableBrokerStopsTheStartWithinTheStartupTimeoutNamingTheServers() {
+        KafkaOptions options = KafkaOptions.of("127.0.0.1:1").withStartupTimeout(Duration.ofSeconds(3));
+        KafkaNode node = new KafkaNode("nowhere", options, new InMemoryEventStore(), new ReadModel(), new ReadModel());
+        long started = System.nanoTime();
+
+        assertThatThrownBy(node::start)
+                .isInstanceOf(KafkaStartupException.class)
+                .hasMessageContaining("127.0.0.1:1")
+                .hasMessageContaining("PT3S");
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(30));
+    }
+}

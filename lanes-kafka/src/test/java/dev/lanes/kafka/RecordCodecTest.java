@@ -1,0 +1,120 @@
+package dev.lanes.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lanes.api.AggregateId;
+import dev.lanes.api.NamedAggregate;
+import dev.lanes.messaging.CommandMessage;
+import dev.lanes.messaging.DomainEventStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.header.Headers;
+import org.junit.jupiter.api.Test;
+
+/** Commands, streams and answers survive the trip through a record; what cannot be read says why. */
+class RecordCodecTest {
+    private static final NamedAggregate ORDER = NamedAggregate.of("shop", "order");
+    private final RecordCodec codec = new RecordCodec(new JacksonPayloadSerializer());
+
+    record Place(String item, int quantity, Instant at) {}
+
+    record Placed(String item, List<String> tags) {}
+
+    @Test
+    void aCommandRoundTripsWithItsIdsTenantHeadersAndPayload() {
+        CommandMessage command = new CommandMessage(
+                "m-1",
+                AggregateId.of(ORDER, "o-1", "acme"),
+                "r-1",
+                new Place("book", 2, Instant.parse("2026-01-02T03:04:05.123456Z")),
+                Instant.parse("2026-01-02T03:04:05Z"),
+                Map.of(CommandMessage.CAUSE_HEADER, "s-1/1"));
+
+        CommandMessage read = codec.decodeCommand(RecordCodec.headers(RecordCodec.Kind.COMMAND), codec.encode(command));
+
+        assertThat(read).isEqualTo(command);
+        assertThat(read.isFollowUp()).isTrue();
+    }
+
+    @Test
+    void aStreamRoundTripsEventByEvent() {
+        CommandMessage command = CommandMessage.of(AggregateId.of(ORDER, "o-2"), new Place("pen", 1, Instant.EPOCH));
+        DomainEventStream stream = DomainEventStream.of(
+                command, 3, List.of(new Placed("pen", List.of("a", "b")), new Placed("ink", List.of())));
+
+        DomainEventStream read = codec.decodeStream(RecordCodec.headers(RecordCodec.Kind.EVENTS), codec.encode(stream));
+
+        assertThat(read).isEqualTo(stream);
+        assertThat(read.createdAt()).isEqualTo(stream.createdAt().truncatedTo(ChronoUnit.MICROS));
+    }
+
+    @Test
+    void anAnswerRoundTripsWithItsEventsOrItsFailure() {
+        AggregateId id = AggregateId.of(ORDER, "o-3");
+        Reply processed = new Reply("a", "b", "m", "r", id, 4, List.of(new Placed("x", List.of())), null);
+        Reply failed = new Reply("a", "b", "m", "r", id, 0, List.of(), new Reply.Failure("T", "no", true));
+        Headers headers = RecordCodec.headers(RecordCodec.Kind.REPLY);
+
+        assertThat(codec.decodeReply(headers, codec.encode(processed))).isEqualTo(processed);
+        assertThat(codec.decodeReply(headers, codec.encode(failed))).isEqualTo(failed);
+    }
+
+    @Test
+    void theKeyHoldsTenantTypeAndId() {
+        assertThat(RecordCodec.key(AggregateId.of(ORDER, "o-1", "acme"))).isEqualTo("acme/shop.order/o-1");
+        assertThat(RecordCodec.key(AggregateId.of(ORDER, "o-1"))).isEqualTo("default/shop.order/o-1");
+    }
+
+    @Test
+    void anotherSchemaVersionIsRefusedNamingIt() {
+        Headers headers = RecordCodec.headers(RecordCodec.Kind.COMMAND);
+        headers.remove(RecordCodec.SCHEMA_HEADER);
+        headers.add(RecordCodec.SCHEMA_HEADER, "2".getBytes(StandardCharsets.UTF_8));
+        byte[] value = codec.encode(CommandMessage.of(AggregateId.of(ORDER, "o"), new Place("a", 1, Instant.EPOCH)));
+
+        assertThatThrownBy(() -> codec.decodeCommand(headers, value))
+                .isInstanceOf(RecordDecodingException.class)
+                .hasMessageContaining("schema version 2");
+    }
+
+    @Test
+    void garbageAndUnknownTypesAreRefusedSayingWhy() {
+        Headers headers = RecordCodec.headers(RecordCodec.Kind.COMMAND);
+
+        assertThatThrownBy(() -> codec.decodeCommand(headers, "{not json".getBytes(StandardCharsets.UTF_8)))
+                .isInstanceOf(RecordDecodingException.class)
+                .hasMessageContaining("not JSON");
+        String unknown = new String(
+                        codec.encode(CommandMessage.of(AggregateId.of(ORDER, "o"), new Place("a", 1, Instant.EPOCH))),
+                        StandardCharsets.UTF_8)
+                .replace(Place.class.getName(), "com.example.Gone");
+        assertThatThrownBy(() -> codec.decodeCommand(headers, unknown.getBytes(StandardCharsets.UTF_8)))
+                .isInstanceOf(RecordDecodingException.class)
+                .hasMessageContaining("com.example.Gone");
+        assertThatThrownBy(() -> codec.decodeStream(headers, new byte[0]))
+                .isInstanceOf(RecordDecodingException.class)
+                .hasMessageContaining("kind command where EVENTS was expected");
+    }
+
+    @Test
+    void topicsAndGroupsArePerContextUnderAPrefix() {
+        TopicNaming naming = TopicNaming.perContext("bank");
+
+        assertThat(naming.commands(ORDER)).isEqualTo("bank.shop.commands");
+        assertThat(naming.events(AggregateId.of(ORDER, "o"))).isEqualTo("bank.shop.events");
+        assertThat(naming.replies()).isEqualTo("bank.replies");
+        assertThat(naming.group("Balances")).isEqualTo("bank.Balances");
+        assertThatThrownBy(() -> TopicNaming.perContext(" ")).hasMessageContaining("prefix must not be blank");
+    }
+
+    @Test
+    void optionsRefuseBadValuesNamingThem() {
+        assertThatThrownBy(() -> KafkaOptions.of("h:1").withPartitionBounds(0, 10))
+                .hasMessageContaining("maxUnsettledPerPartition must be positive: 0");
+        assertThatThrownBy(() -> KafkaOptions.of("")).hasMessageContaining("bootstrapServers must not be blank");
+    }
+}
