@@ -122,6 +122,24 @@ public final class LanesRuntime implements GracefullyStoppable {
         return admission;
     }
 
+    /** Activity leases open now: admitted work not yet settled. Any thread; a racy read. */
+    public long openLeases() {
+        return admission.open();
+    }
+
+    /** Activity leases admitted since start. Any thread; a racy read. */
+    public long admittedLeases() {
+        return admission.acquiredInTotal();
+    }
+
+    /**
+     * Emits the shutdown report once this runtime stopped (at once after that), without starting a stop as {@link
+     * #shutdown()} does: for observers such as metrics and health checks.
+     */
+    public Mono<ShutdownReport> terminated() {
+        return termination.asMono();
+    }
+
     // ------------------------------------------------------------------ start
 
     /**
