@@ -1,0 +1,99 @@
+package dev.lanes.micrometer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lanes.api.AggregateId;
+import dev.lanes.api.NamedAggregate;
+import dev.lanes.command.CommandDispatcher;
+import dev.lanes.command.CommandResults;
+import dev.lanes.command.DefaultCommandGateway;
+import dev.lanes.command.InMemoryCommandBus;
+import dev.lanes.command.WaitStage;
+import dev.lanes.dispatch.DispatcherMetrics;
+import dev.lanes.event.InMemoryDomainEventBus;
+import dev.lanes.eventsourcing.InMemoryEventStore;
+import dev.lanes.modeling.AggregateDefinition;
+import dev.lanes.processing.CompositeEventDispatcher;
+import dev.lanes.processing.EventProcessor;
+import dev.lanes.processing.ProcessorKind;
+import dev.lanes.runtime.LanesRuntime;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+
+/** The README's metrics example, compiled and run: the command and event sides and the runtime, measured. */
+class ReadmeMetricsExampleTest {
+    static final NamedAggregate COUNTER = NamedAggregate.of("demo", "counter");
+
+    record Increment(long by) {}
+
+    record Incremented(long by) {}
+
+    @Test
+    void everyDispatcherAndTheRuntimeReportToTheRegistry() {
+        var store = new InMemoryEventStore();
+        var results = new CommandResults();
+        var commandBus = new InMemoryCommandBus(16_384, results);
+        var eventBus = new InMemoryDomainEventBus(4_096);
+        var total = new AtomicLong();
+        var counter = AggregateDefinition.<Long>builder(COUNTER, id -> 0L)
+                .handle(Increment.class, (value, command) -> List.of(new Incremented(command.by())))
+                .apply(Incremented.class, (value, event) -> value + event.by())
+                .build();
+        var projection = EventProcessor.builder("Totals", ProcessorKind.PROJECTION)
+                .on(
+                        COUNTER,
+                        Incremented.class,
+                        (event, context) -> Mono.fromRunnable(() -> total.addAndGet(event.by())))
+                .build();
+
+        // README: Use it in your project / metrics
+        MeterRegistry registry = new SimpleMeterRegistry(); // your application's registry
+        DispatcherMetrics metrics = LanesMicrometer.dispatcherMetrics(registry);
+        var commands = CommandDispatcher.builder(commandBus, store, eventBus, results)
+                .register(counter)
+                .metrics(metrics) // lanes.dispatcher.* {dispatcher=CommandDispatcher, aggregate=demo.counter}
+                .build();
+        var events = CompositeEventDispatcher.builder("EventDispatcher", eventBus)
+                .processor(projection)
+                .commandResults(results)
+                .metrics(metrics) // lanes.dispatcher.* {dispatcher=Totals, aggregate=demo.counter}
+                .build();
+        var runtime = new LanesRuntime(List.of(commands, events), Duration.ofSeconds(30), Duration.ofSeconds(1));
+        LanesMicrometer.runtimeMetrics(runtime).bindTo(registry); // lanes.runtime.*
+        // end of the README example
+
+        runtime.start().block(Duration.ofSeconds(10));
+        try {
+            var gateway = new DefaultCommandGateway(commandBus, store, results);
+            gateway.send(AggregateId.of(COUNTER, "c-1"), new Increment(2), WaitStage.PROJECTED)
+                    .block(Duration.ofSeconds(10));
+
+            assertThat(total).hasValue(2);
+            assertThat(handled(registry, "CommandDispatcher")).isEqualTo(1);
+            assertThat(handled(registry, "Totals")).isEqualTo(1);
+            assertThat(registry.get(LanesMicrometer.RUNTIME_STATE)
+                            .tag(LanesMicrometer.STATE_TAG, "running")
+                            .gauge()
+                            .value())
+                    .isEqualTo(1);
+        } finally {
+            runtime.shutdown().block(Duration.ofSeconds(40));
+        }
+        assertThat(registry.get(LanesMicrometer.SHUTDOWN_GRACEFUL).gauge().value())
+                .isEqualTo(1);
+    }
+
+    private static double handled(MeterRegistry registry, String dispatcher) {
+        return registry.get(LanesMicrometer.OUTCOMES)
+                .tag(LanesMicrometer.DISPATCHER_TAG, dispatcher)
+                .tag(LanesMicrometer.AGGREGATE_TAG, "demo.counter")
+                .tag(LanesMicrometer.OUTCOME_TAG, "handled")
+                .counter()
+                .count();
+    }
+}
