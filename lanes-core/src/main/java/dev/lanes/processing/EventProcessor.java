@@ -100,6 +100,14 @@ public final class EventProcessor {
         });
     }
 
+    /**
+     * For a saga: handles the outcome of a command it sent, as its lane does (the reply functions of the command's type,
+     * concurrently; then what they recorded is sent). Errors with {@link IllegalArgumentException} for other processors.
+     */
+    public Mono<Void> handle(SagaReply<?> reply) {
+        return handleMessage(Objects.requireNonNull(reply, "reply"));
+    }
+
     /** Handles a stream or, for a saga, a reply. */
     Mono<Void> handleMessage(Object message) {
         if (message instanceof DomainEventStream stream) {
