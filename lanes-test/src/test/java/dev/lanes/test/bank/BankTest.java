@@ -1,6 +1,7 @@
 package dev.lanes.test.bank;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lanes.test.bank.AccountCommand.CloseAccount;
 import dev.lanes.test.bank.AccountCommand.Deposit;
@@ -74,6 +75,24 @@ class BankTest {
                     .when(new Withdraw(30))
                     .expectError(BankRuleViolation.class, "insufficient funds: balance 20, withdrawal 30")
                     .expectState(new Account("Ann", 20, true, false));
+        }
+
+        @Test
+        void aWithdrawalExpectedToPassButRefusedIsReportedWithTheHistory() {
+            // the failure message the README shows
+            assertThatThrownBy(() -> opened.given(new Deposited(20, ""))
+                            .when(new Withdraw(30))
+                            .expectEvents(new Withdrawn(30, "")))
+                    .hasMessage("""
+                            Expecting bank.account/1 to emit:
+                              1. Withdrawn[amount=30, reference=]
+                            but the command failed with:
+                              dev.lanes.test.bank.BankRuleViolation: insufficient funds: balance 20, withdrawal 30
+                            when:
+                              Withdraw[amount=30, reference=]
+                            given:
+                              1. AccountOpened[owner=Ann]
+                              2. Deposited[amount=20, reference=]""");
         }
 
         @Test
