@@ -71,13 +71,18 @@ public final class LanesRuntime implements GracefullyStoppable {
     private @Nullable Disposable deadline;
     private @Nullable Disposable pipeline;
 
-    /** A runtime whose quiet period and deadline run on Reactor's parallel scheduler. */
+    /**
+     * A runtime whose quiet period and deadline run on Reactor's parallel scheduler, and whose durations come from its
+     * monotonic clock ({@code Schedulers.parallel().now(NANOSECONDS)}).
+     */
     public LanesRuntime(List<? extends RuntimeComponent> components, Duration shutdownTimeout, Duration quietPeriod) {
         this(components, shutdownTimeout, quietPeriod, Schedulers.parallel());
     }
 
     /**
-     * @param timer where the quiet period and the deadline are timed (a {@code VirtualTimeScheduler} in tests)
+     * @param timer where the quiet period and the deadline are timed, and the runtime's one clock: every duration the
+     *     {@link ShutdownReport} gives is read from {@code timer.now(NANOSECONDS)} (a {@code VirtualTimeScheduler} in
+     *     tests drives both)
      * @throws IllegalArgumentException naming the value if {@code shutdownTimeout <= 0}, {@code quietPeriod} is not
      *     within {@code [0, shutdownTimeout)}, or a component is registered twice
      */
@@ -205,7 +210,7 @@ public final class LanesRuntime implements GracefullyStoppable {
         synchronized (lock) {
             if (state == State.STARTING) {
                 state = State.STOPPING;
-                shutdownStartedAt = System.nanoTime();
+                shutdownStartedAt = now();
             }
         }
         admission.closeNow();
@@ -270,13 +275,13 @@ public final class LanesRuntime implements GracefullyStoppable {
                 }
                 case STARTING -> {
                     stopRequested = true;
-                    shutdownStartedAt = System.nanoTime();
+                    shutdownStartedAt = now();
                     scheduleDeadline();
                     return;
                 }
                 case RUNNING -> {
                     state = State.STOPPING;
-                    shutdownStartedAt = System.nanoTime();
+                    shutdownStartedAt = now();
                     scheduleDeadline();
                 }
                 default -> {
@@ -294,7 +299,7 @@ public final class LanesRuntime implements GracefullyStoppable {
         return Mono.fromRunnable(fatal ? admission::closeNow : admission::beginQuiescing)
                 .then(admission.closed())
                 .then(Mono.fromRunnable(() -> {
-                    admissionClosedAt = System.nanoTime();
+                    admissionClosedAt = now();
                     slots.forEach(slot -> {
                         if (!isForced()) {
                             slot.component.quiesce();
@@ -302,7 +307,7 @@ public final class LanesRuntime implements GracefullyStoppable {
                     });
                 }))
                 .then(admission.drained())
-                .then(Mono.fromRunnable(() -> drainedAt = System.nanoTime()))
+                .then(Mono.fromRunnable(() -> drainedAt = now()))
                 .then(Mono.defer(() -> stopInReverse(slots)))
                 .then(Mono.fromRunnable(() -> {
                     if (slots.stream().anyMatch(slot -> slot.outcome == ComponentReport.Outcome.FAILED)) {
@@ -320,16 +325,16 @@ public final class LanesRuntime implements GracefullyStoppable {
                     if (isForced()) {
                         return Mono.empty();
                     }
-                    long started = System.nanoTime();
+                    long started = now();
                     return slot.component
                             .stopGracefully()
-                            .doOnSuccess(unused -> slot.stopped(ComponentReport.Outcome.DRAINED, started, null))
+                            .doOnSuccess(unused -> slot.stopped(ComponentReport.Outcome.DRAINED, now() - started, null))
                             .onErrorResume(error -> {
                                 if (failures.isKnown(error)) {
                                     // it stopped, reporting the fault that is already why we stop: not a new failure
-                                    slot.stopped(ComponentReport.Outcome.DRAINED, started, error);
+                                    slot.stopped(ComponentReport.Outcome.DRAINED, now() - started, error);
                                 } else {
-                                    slot.stopped(ComponentReport.Outcome.FAILED, started, error);
+                                    slot.stopped(ComponentReport.Outcome.FAILED, now() - started, error);
                                     failures.record(error);
                                 }
                                 return Mono.empty();
@@ -361,7 +366,7 @@ public final class LanesRuntime implements GracefullyStoppable {
                 failures.record(cause);
             }
             if (state == State.NEW || state == State.RUNNING) {
-                shutdownStartedAt = System.nanoTime();
+                shutdownStartedAt = now();
             }
             if (state != State.STARTING) {
                 state = State.STOPPING;
@@ -410,7 +415,7 @@ public final class LanesRuntime implements GracefullyStoppable {
     }
 
     private ShutdownReport report(boolean wasForced) {
-        long end = System.nanoTime();
+        long end = now();
         long start = shutdownStartedAt == 0 ? end : shutdownStartedAt;
         long closed = admissionClosedAt == 0 ? end : admissionClosedAt;
         long drained = drainedAt == 0 ? end : drainedAt;
@@ -429,6 +434,11 @@ public final class LanesRuntime implements GracefullyStoppable {
                 openAtForce,
                 components,
                 failures.seal());
+    }
+
+    /** The runtime's one clock: every duration it reports is read from the timer that also runs its deadline. */
+    private long now() {
+        return timer.now(TimeUnit.NANOSECONDS);
     }
 
     private boolean isForced() {
@@ -467,9 +477,9 @@ public final class LanesRuntime implements GracefullyStoppable {
             this.component = component;
         }
 
-        void stopped(ComponentReport.Outcome result, long startedAt, @Nullable Throwable error) {
+        void stopped(ComponentReport.Outcome result, long nanos, @Nullable Throwable error) {
             outcome = result;
-            stopNanos = System.nanoTime() - startedAt;
+            stopNanos = nanos;
             failure = error;
         }
     }

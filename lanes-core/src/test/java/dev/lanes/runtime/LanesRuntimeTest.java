@@ -2,6 +2,7 @@ package dev.lanes.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.tuple;
 
 import dev.lanes.test.logging.LogCapture;
 import java.time.Duration;
@@ -309,6 +310,133 @@ class LanesRuntimeTest {
             StepVerifier.create(runtime.start())
                     .expectError(IllegalStateException.class)
                     .verify(PROMPTLY);
+        }
+    }
+
+    @Nested
+    class ReportedDurations {
+        private static final Duration A_WHILE = Duration.ofMinutes(1);
+
+        private RecordingComponent stoppingIn(String name, Duration stopTime) {
+            RecordingComponent component = component(name);
+            component.onStop = () -> Mono.delay(stopTime, time).then();
+            return component;
+        }
+
+        @Test
+        void aGracefulShutdownReportsTheVirtualTimeOfEachPhaseAndOfEachComponentStop() {
+            RecordingComponent slow = stoppingIn("slow", Duration.ofSeconds(2));
+            RecordingComponent quick = stoppingIn("quick", Duration.ofMillis(500));
+            LanesRuntime runtime = runtime(Duration.ofSeconds(30), Duration.ofSeconds(1), slow, quick);
+            runtime.start().block(PROMPTLY);
+            time.advanceTimeBy(A_WHILE);
+            List<ShutdownReport> reports = new CopyOnWriteArrayList<>();
+
+            runtime.shutdown().subscribe(reports::add);
+            time.advanceTimeBy(Duration.ofMillis(500));
+            ActivityLease tail = runtime.context().tryAcquire();
+            time.advanceTimeBy(Duration.ofMillis(200));
+            tail.close();
+            time.advanceTimeBy(Duration.ofMillis(1_000));
+            assertThat(calls).as("admission closed 1 s after the tail work").contains("stop:quick");
+            time.advanceTimeBy(Duration.ofMillis(500));
+            assertThat(calls).contains("stop:slow");
+            time.advanceTimeBy(Duration.ofMillis(1_999));
+            assertThat(reports).isEmpty();
+            time.advanceTimeBy(Duration.ofMillis(1));
+
+            assertThat(reports).singleElement().satisfies(report -> {
+                assertThat(report.graceful()).isTrue();
+                assertThat(report.duration()).isEqualTo(Duration.ofMillis(4_200));
+                assertThat(report.deadline()).isEqualTo(Duration.ofSeconds(30));
+                assertThat(report.quietWait()).isEqualTo(Duration.ofMillis(1_700));
+                assertThat(report.drainWait()).isZero();
+                assertThat(report.components())
+                        .extracting(ComponentReport::name, ComponentReport::stopDuration)
+                        .containsExactly(tuple("slow", Duration.ofSeconds(2)), tuple("quick", Duration.ofMillis(500)));
+                assertThat(report.toString())
+                        .startsWith("Lanes runtime shutdown: graceful in 4200 ms of a 30000 ms deadline"
+                                + " (quiet 1700 ms, drain 0 ms); leases admitted 1, open at close 0, cut 0");
+            });
+        }
+
+        @Test
+        void aFatalFailureClosesAdmissionAtOnceAndTheReportMeasuresTheDrainOfTheOpenLease() {
+            RecordingComponent a = component("a");
+            LanesRuntime runtime = runtime(Duration.ofSeconds(30), Duration.ofSeconds(5), a);
+            runtime.start().block(PROMPTLY);
+            time.advanceTimeBy(A_WHILE);
+            ActivityLease open = runtime.context().tryAcquire();
+            IllegalStateException fault = new IllegalStateException("store unreachable");
+
+            a.context.reportFailure(fault);
+            time.advanceTimeBy(Duration.ofSeconds(3));
+            assertThat(calls).doesNotContain("stop:a");
+            open.close();
+
+            ShutdownReport report = runtime.shutdown().block(PROMPTLY);
+            assertThat(report.failure()).isSameAs(fault);
+            assertThat(report.forced()).isFalse();
+            assertThat(report.duration()).isEqualTo(Duration.ofSeconds(3));
+            assertThat(report.quietWait()).isZero();
+            assertThat(report.drainWait()).isEqualTo(Duration.ofSeconds(3));
+            assertThat(report.openAtClose()).isEqualTo(1);
+        }
+
+        @Test
+        void theDeadlineFiresAtExactlyTheConfiguredVirtualInstantAndTheReportSaysHowFarEachPhaseGot() {
+            RecordingComponent first = component("first");
+            RecordingComponent hanging = component("hanging");
+            hanging.onStop = Mono::never;
+            LanesRuntime runtime = runtime(Duration.ofSeconds(10), Duration.ofSeconds(2), first, hanging);
+            runtime.start().block(PROMPTLY);
+            time.advanceTimeBy(A_WHILE);
+            List<ShutdownReport> reports = new CopyOnWriteArrayList<>();
+
+            runtime.shutdown().subscribe(reports::add);
+            time.advanceTimeBy(Duration.ofSeconds(10).minusNanos(1));
+            assertThat(reports).isEmpty();
+            assertThat(runtime.state()).isEqualTo(LanesRuntime.State.STOPPING);
+            assertThat(calls).contains("stop:hanging").doesNotContain("force:hanging");
+            time.advanceTimeBy(Duration.ofNanos(1));
+
+            assertThat(runtime.state()).isEqualTo(LanesRuntime.State.STOPPED);
+            assertThat(reports).singleElement().satisfies(report -> {
+                assertThat(report.forced()).isTrue();
+                assertThat(report.duration()).isEqualTo(Duration.ofSeconds(10));
+                assertThat(report.quietWait()).isEqualTo(Duration.ofSeconds(2));
+                assertThat(report.drainWait()).isZero();
+                assertThat(report.components())
+                        .extracting(ComponentReport::outcome, ComponentReport::stopDuration)
+                        .containsExactly(
+                                tuple(ComponentReport.Outcome.FORCED, Duration.ZERO),
+                                tuple(ComponentReport.Outcome.FORCED, Duration.ZERO));
+                assertThat(report.toString())
+                        .startsWith("Lanes runtime shutdown: FORCED in 10000 ms of a 10000 ms deadline"
+                                + " (quiet 2000 ms, drain 0 ms)");
+            });
+        }
+
+        @Test
+        void theDeadlineCutsADrainShortAndTheReportCountsTheCutLease() {
+            RecordingComponent a = component("a");
+            LanesRuntime runtime = runtime(Duration.ofSeconds(10), Duration.ofSeconds(1), a);
+            runtime.start().block(PROMPTLY);
+            time.advanceTimeBy(A_WHILE);
+            ActivityLease open = runtime.context().tryAcquire();
+
+            a.context.reportFailure(new IllegalStateException("broker gone"));
+            runtime.shutdown().subscribe();
+            time.advanceTimeBy(Duration.ofSeconds(10));
+
+            ShutdownReport report = runtime.shutdown().block(PROMPTLY);
+            assertThat(report.forced()).isTrue();
+            assertThat(report.duration()).isEqualTo(Duration.ofSeconds(10));
+            assertThat(report.quietWait()).isZero();
+            assertThat(report.drainWait()).isEqualTo(Duration.ofSeconds(10));
+            assertThat(report.cut()).isEqualTo(1);
+            assertThat(calls).contains("force:a").doesNotContain("stop:a");
+            open.close();
         }
     }
 
