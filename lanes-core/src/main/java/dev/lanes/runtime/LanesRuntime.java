@@ -4,17 +4,18 @@ import dev.lanes.internal.Require;
 import dev.lanes.lifecycle.GracefullyStoppable;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
+import reactor.core.Disposables;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -27,22 +28,35 @@ import reactor.core.scheduler.Schedulers;
  *
  * <p><b>Start</b> ({@link #start()}): prepare every component in registration order, then, only when all are
  * prepared, start each in order. A failing prepare or start rolls back: the entered components are quiesced and
- * stopped in reverse order (forced if that fails), and the start errors with the failure.
+ * stopped in reverse order (forced if that fails), and the start errors with the failure. A stop requested during the
+ * startup cancels it at its next step the same way, under the shutdown deadline counted from the request.
  *
  * <p><b>Stop</b> ({@link #shutdown()}): under one deadline, tell the components that the stop began ({@link
  * RuntimeContext#whenStopping}: they stop taking new work from outside), wait until no activity lease has been open
  * for the quiet period (tail work, such as a saga's command, is still admitted meanwhile), close admission, quiesce
- * components in order, wait until every admitted lease closed, stop components in reverse order. When the deadline wins, every
- * component is forced in reverse order and the report says so. Concurrent callers share one shutdown; cancelling an
- * observer does not cancel it.
+ * components in order, wait until every admitted lease closed, stop components in reverse order. When the deadline
+ * wins, every component is forced in reverse order and the report says so. Concurrent callers share one shutdown;
+ * cancelling an observer does not cancel it.
  *
  * <p><b>Failures</b>: a component's fatal fault ({@link RuntimeContext#reportFailure}) while running starts the same
- * shutdown without the quiet period; it ends with that error, later ones suppressed.
+ * shutdown without the quiet period; it ends with that error, later ones suppressed. During the startup it cancels the
+ * startup, which rolls back and errors with it.
  *
- * <p>Thread-safety: lifecycle state is guarded by one monitor; component calls are made outside it.
+ * <p><b>Force</b> ({@link #forceStop()}, the deadline, or a component that failed to stop): happens once, whoever asks;
+ * it cuts the graceful path and forces every component in reverse order.
+ *
+ * <p><b>Time</b>: the quiet period and the deadline run on the timer, and every duration the {@link ShutdownReport}
+ * gives is read from the same timer's clock ({@code timer.now(NANOSECONDS)}), so a {@code VirtualTimeScheduler} drives
+ * both in tests.
+ *
+ * <p>Thread-safety: the lifecycle is one immutable {@link RuntimeState} in one volatile field, moved only by
+ * compare-and-set; each transition is won by one caller, which then performs its effects (start the pipeline, force,
+ * publish the report). No lock is held while components are called.
  */
 public final class LanesRuntime implements GracefullyStoppable {
     private static final Logger log = LoggerFactory.getLogger(LanesRuntime.class);
+    private static final AtomicReferenceFieldUpdater<LanesRuntime, RuntimeState> STATE =
+            AtomicReferenceFieldUpdater.newUpdater(LanesRuntime.class, RuntimeState.class, "state");
 
     /** The lifecycle states, in order; there is no restart. */
     public enum State {
@@ -55,25 +69,17 @@ public final class LanesRuntime implements GracefullyStoppable {
 
     private final List<Slot> slots;
     private final Duration shutdownTimeout;
-    private final Duration quietPeriod;
     private final Scheduler timer;
     private final Admission admission;
     private final Failures failures = new Failures();
     private final Sinks.One<ShutdownReport> termination = Sinks.one();
-    private final Object lock = new Object();
-    private State state = State.NEW;
-    private boolean stopRequested;
-    private boolean forced;
-    private long shutdownStartedAt;
-    private long admissionClosedAt;
-    private long drainedAt;
-    private long openAtForce;
-    private @Nullable Disposable deadline;
-    private @Nullable Disposable pipeline;
+    private volatile RuntimeState state = RuntimeState.INITIAL;
+    private final Disposable.Swap deadline = Disposables.swap();
+    private final Disposable.Swap pipeline = Disposables.swap();
 
     /**
-     * A runtime whose quiet period and deadline run on Reactor's parallel scheduler, and whose durations come from its
-     * monotonic clock ({@code Schedulers.parallel().now(NANOSECONDS)}).
+     * A runtime whose quiet period and deadline run on Reactor's parallel scheduler, and whose durations come from that
+     * scheduler's monotonic nanosecond clock ({@code Schedulers.parallel().now(NANOSECONDS)}).
      */
     public LanesRuntime(List<? extends RuntimeComponent> components, Duration shutdownTimeout, Duration quietPeriod) {
         this(components, shutdownTimeout, quietPeriod, Schedulers.parallel());
@@ -92,7 +98,7 @@ public final class LanesRuntime implements GracefullyStoppable {
             Duration quietPeriod,
             Scheduler timer) {
         this.shutdownTimeout = Require.positive(shutdownTimeout, "shutdownTimeout");
-        this.quietPeriod = Require.notNegative(quietPeriod, "quietPeriod");
+        Require.notNegative(quietPeriod, "quietPeriod");
         if (quietPeriod.compareTo(shutdownTimeout) >= 0) {
             throw new IllegalArgumentException(
                     "quietPeriod must be shorter than shutdownTimeout: " + quietPeriod + " >= " + shutdownTimeout);
@@ -117,9 +123,7 @@ public final class LanesRuntime implements GracefullyStoppable {
     }
 
     public State state() {
-        synchronized (lock) {
-            return state;
-        }
+        return state.phase();
     }
 
     /** The context components get at prepare: admission through leases, and the channel for fatal faults. */
@@ -150,80 +154,83 @@ public final class LanesRuntime implements GracefullyStoppable {
     /**
      * Prepares every component in order, then starts each in order. Cold: runs on subscription, once.
      *
-     * @return errors with {@link IllegalStateException} naming the state when started twice; with the failure (cleanup
-     *     failures suppressed) when a component fails to prepare or start
+     * @return errors with {@link IllegalStateException} naming the state when started twice or after a stop; with the
+     *     failure (cleanup failures suppressed) when a component fails to prepare or start; with an {@link
+     *     IllegalStateException} when a stop or a force cancelled the startup
      */
     public Mono<Void> start() {
         return Mono.defer(() -> {
-            synchronized (lock) {
-                if (state != State.NEW) {
-                    return Mono.error(new IllegalStateException(
-                            "LanesRuntime can only be started once; current state: " + state));
-                }
-                state = State.STARTING;
+            try {
+                move(RuntimeState::starting);
+            } catch (IllegalStateException startedBefore) {
+                return Mono.error(startedBefore);
             }
-            return Flux.fromIterable(slots)
-                    .concatMap(slot -> checkpoint().then(Mono.defer(() -> {
-                        slot.entered = true;
-                        return slot.component.prepare(admission);
-                    })))
+            return Flux.range(0, slots.size())
+                    .concatMap(this::prepare)
                     .then(Mono.<Void>fromRunnable(this::startAll))
                     .then(Mono.<Void>fromRunnable(this::markRunning))
                     .onErrorResume(this::rollback);
         });
     }
 
+    private Mono<Void> prepare(int index) {
+        return Mono.defer(() -> {
+            if (move(current -> current.entering(index)) == null) {
+                return Mono.error(startupCancelled());
+            }
+            return slots.get(index).component.prepare(admission);
+        });
+    }
+
     private void startAll() {
         for (Slot slot : slots) {
-            requireStartupGoesOn();
+            if (!state.startupGoesOn()) {
+                throw startupCancelled();
+            }
             slot.component.start();
         }
     }
 
-    private Mono<Void> checkpoint() {
-        return Mono.fromRunnable(this::requireStartupGoesOn);
-    }
-
-    /** Throws when a stop, a force or a failure came during startup; no blocking, so any thread may start. */
-    private void requireStartupGoesOn() {
-        synchronized (lock) {
-            if (stopRequested || forced || failures.primary() != null) {
-                throw new IllegalStateException(
-                        "LanesRuntime startup was cancelled by shutdown; current state: " + state);
-            }
-        }
-    }
-
     private void markRunning() {
-        synchronized (lock) {
-            if (state == State.STARTING && !stopRequested && !forced && failures.primary() == null) {
-                state = State.RUNNING;
-                log.info("Lanes runtime started {} component(s)", slots.size());
-                return;
-            }
+        if (move(RuntimeState::running) == null) {
+            throw startupCancelled();
         }
-        throw new IllegalStateException("LanesRuntime startup was cancelled by shutdown");
+        log.info("Lanes runtime started {} component(s)", slots.size());
+    }
+
+    private IllegalStateException startupCancelled() {
+        return new StartupCancelledException(state);
     }
 
     private Mono<Void> rollback(Throwable error) {
-        failures.record(error);
-        synchronized (lock) {
-            if (state == State.STARTING) {
-                state = State.STOPPING;
-                shutdownStartedAt = now();
-            }
+        if (!(error instanceof StartupCancelledException)) {
+            failures.record(error);
+        }
+        Moved rolling = move(current -> current.rollingBack(now()));
+        if (rolling == null) {
+            // a force took over the startup and stops everything itself
+            return Mono.error(startFailure(error));
+        }
+        if (rolling.from().stopBeganAt() == null) {
+            scheduleDeadline(rolling.to());
         }
         admission.closeNow();
-        List<Slot> entered = slots.stream().filter(slot -> slot.entered).toList();
-        entered.forEach(slot -> slot.component.quiesce());
+        List<Slot> entered = slots.subList(0, rolling.to().entered());
+        entered.forEach(slot -> {
+            if (!isForced()) {
+                slot.component.quiesce();
+            }
+        });
         return stopInReverse(entered)
-                .then(Mono.fromRunnable(() -> {
-                    if (entered.stream().anyMatch(slot -> slot.outcome == ComponentReport.Outcome.FAILED)) {
-                        forceAll();
-                    }
-                    finish();
-                }))
-                .then(Mono.<Void>error(() -> Objects.requireNonNull(failures.primary())));
+                .then(Mono.fromRunnable(this::finishGracefully))
+                .takeUntilOther(termination.asMono()) // a force (the deadline) ended it
+                .then(Mono.error(() -> startFailure(error)));
+    }
+
+    /** The primary failure, or {@code error} itself when nothing failed (a stop cancelled the startup). */
+    private Throwable startFailure(Throwable error) {
+        Throwable primary = failures.primary();
+        return primary == null ? error : primary;
     }
 
     // ------------------------------------------------------------------ stop
@@ -253,7 +260,7 @@ public final class LanesRuntime implements GracefullyStoppable {
 
     /**
      * Forces every component in reverse order at once: admission closes, in-flight work is cancelled or handed back.
-     * Returns without waiting for open leases. Idempotent.
+     * Returns without waiting for open leases, nor for a force already under way. Idempotent.
      */
     public void forceStop() {
         force(null);
@@ -266,61 +273,50 @@ public final class LanesRuntime implements GracefullyStoppable {
     }
 
     private void beginShutdown(boolean fatal) {
-        synchronized (lock) {
-            switch (state) {
-                case NEW -> {
-                    state = State.STOPPED;
-                    termination.tryEmitValue(report(false));
-                    return;
-                }
-                case STARTING -> {
-                    stopRequested = true;
-                    shutdownStartedAt = now();
-                    scheduleDeadline();
-                    return;
-                }
-                case RUNNING -> {
-                    state = State.STOPPING;
-                    shutdownStartedAt = now();
-                    scheduleDeadline();
-                }
-                default -> {
-                    if (fatal) {
-                        admission.closeNow();
-                    }
-                    return;
-                }
+        Moved begun = move(current -> current.stopRequested(now()));
+        if (begun == null) {
+            if (fatal) {
+                admission.closeNow();
             }
-            pipeline = gracefulPipeline(fatal).subscribe(unused -> {}, this::componentFailed);
+            return;
+        }
+        RuntimeState next = begun.to();
+        switch (next.phase()) {
+            case STOPPED -> {
+                admission.closeNow();
+                publish(next);
+            }
+            case STARTING -> scheduleDeadline(next);
+            default -> {
+                scheduleDeadline(next);
+                pipeline.update(gracefulPipeline(fatal).subscribe(unused -> {}, this::componentFailed));
+            }
         }
     }
 
     private Mono<Void> gracefulPipeline(boolean fatal) {
         return Mono.fromRunnable(fatal ? admission::closeNow : admission::beginQuiescing)
                 .then(admission.closed())
-                .then(Mono.fromRunnable(() -> {
-                    admissionClosedAt = now();
-                    slots.forEach(slot -> {
-                        if (!isForced()) {
-                            slot.component.quiesce();
-                        }
-                    });
-                }))
+                .then(Mono.fromRunnable(this::quiesceAll))
                 .then(admission.drained())
-                .then(Mono.fromRunnable(() -> drainedAt = now()))
+                .then(Mono.fromRunnable(() -> move(current -> current.drained(now()))))
                 .then(Mono.defer(() -> stopInReverse(slots)))
-                .then(Mono.fromRunnable(() -> {
-                    if (slots.stream().anyMatch(slot -> slot.outcome == ComponentReport.Outcome.FAILED)) {
-                        forceAll();
-                    }
-                    finish();
-                }));
+                .then(Mono.fromRunnable(this::finishGracefully));
+    }
+
+    private void quiesceAll() {
+        if (move(current -> current.admissionClosed(now())) == null) {
+            return;
+        }
+        slots.forEach(slot -> {
+            if (!isForced()) {
+                slot.component.quiesce();
+            }
+        });
     }
 
     private Mono<Void> stopInReverse(List<Slot> targets) {
-        List<Slot> reversed = new ArrayList<>(targets);
-        Collections.reverse(reversed);
-        return Flux.fromIterable(reversed)
+        return Flux.fromIterable(reversed(targets))
                 .concatMap(slot -> {
                     if (isForced()) {
                         return Mono.empty();
@@ -343,144 +339,181 @@ public final class LanesRuntime implements GracefullyStoppable {
                 .then();
     }
 
-    private void scheduleDeadline() {
+    /** The graceful path's end: stopped, or forced when a component failed to stop. */
+    private void finishGracefully() {
+        if (slots.stream().anyMatch(Slot::failed)) {
+            force(null);
+        } else {
+            finish(false);
+        }
+    }
+
+    /** Schedules the force at the deadline, counted on the clock from the stop request. */
+    private void scheduleDeadline(RuntimeState begun) {
+        long began = Objects.requireNonNull(begun.stopBeganAt(), "stopBeganAt");
+        long remaining = Math.max(0, began + shutdownTimeout.toNanos() - now());
         try {
-            deadline = timer.schedule(
-                    () -> force(new TimeoutException("LanesRuntime shutdown timed out after " + shutdownTimeout)),
-                    shutdownTimeout.toNanos(),
-                    TimeUnit.NANOSECONDS);
+            deadline.update(timer.schedule(this::deadlineReached, remaining, TimeUnit.NANOSECONDS));
         } catch (RuntimeException rejected) {
             force(rejected);
         }
     }
 
-    private void force(@Nullable Throwable cause) {
-        Disposable graceful;
-        synchronized (lock) {
-            if (state == State.STOPPED || forced) {
-                admission.closeNow();
-                return;
-            }
-            forced = true;
-            if (cause != null) {
-                failures.record(cause);
-            }
-            if (state == State.NEW || state == State.RUNNING) {
-                shutdownStartedAt = now();
-            }
-            if (state != State.STARTING) {
-                state = State.STOPPING;
-            }
-            graceful = pipeline;
-        }
-        openAtForce = admission.open();
-        admission.closeNow();
-        if (graceful != null) {
-            graceful.dispose();
-        }
-        forceAll();
-        finish();
+    private void deadlineReached() {
+        force(new TimeoutException("LanesRuntime shutdown timed out after " + shutdownTimeout));
     }
 
-    private void forceAll() {
-        List<Slot> reversed = new ArrayList<>(slots);
-        Collections.reverse(reversed);
-        for (Slot slot : reversed) {
+    /** The one force: whoever wins the transition cuts the graceful path and forces every component, once. */
+    private void force(@Nullable Throwable cause) {
+        Moved forcing = move(current -> current.forcing(now(), admission.open()));
+        admission.closeNow();
+        if (forcing == null) {
+            return;
+        }
+        if (cause != null) {
+            failures.record(cause);
+        }
+        pipeline.dispose();
+        forceAll(forcing.to().entered());
+        finish(true);
+    }
+
+    private void forceAll(int entered) {
+        for (int index = slots.size() - 1; index >= 0; index--) {
+            Slot slot = slots.get(index);
             try {
                 slot.component.forceStop();
+                slot.forced(index < entered, null);
             } catch (RuntimeException error) {
                 failures.record(error);
-                slot.failure = slot.failure == null ? error : slot.failure;
-            }
-            if (slot.outcome != ComponentReport.Outcome.DRAINED && slot.outcome != ComponentReport.Outcome.FAILED) {
-                slot.outcome = slot.entered ? ComponentReport.Outcome.FORCED : ComponentReport.Outcome.NOT_STARTED;
+                slot.forced(index < entered, error);
             }
         }
     }
 
-    private void finish() {
-        ShutdownReport report;
-        synchronized (lock) {
-            if (state == State.STOPPED) {
-                return;
-            }
-            state = State.STOPPED;
-            if (deadline != null) {
-                deadline.dispose();
-            }
-            report = report(forced || slots.stream().anyMatch(s -> s.outcome == ComponentReport.Outcome.FORCED));
+    private void finish(boolean byForce) {
+        Moved stopped = move(current -> current.stopped(now(), byForce));
+        if (stopped != null) {
+            publish(stopped.to());
         }
+    }
+
+    private void publish(RuntimeState end) {
+        deadline.dispose();
+        ShutdownReport report = report(end);
         log.info("{}", report);
         termination.tryEmitValue(report);
     }
 
-    private ShutdownReport report(boolean wasForced) {
-        long end = now();
-        long start = shutdownStartedAt == 0 ? end : shutdownStartedAt;
-        long closed = admissionClosedAt == 0 ? end : admissionClosedAt;
-        long drained = drainedAt == 0 ? end : drainedAt;
-        List<ComponentReport> components = slots.stream()
-                .map(slot -> new ComponentReport(
-                        slot.component.name(), slot.outcome, Duration.ofNanos(slot.stopNanos), slot.failure))
-                .toList();
+    private ShutdownReport report(RuntimeState end) {
         return new ShutdownReport(
-                wasForced,
-                Duration.ofNanos(end - start),
+                end.forced(),
+                end.duration(),
                 shutdownTimeout,
-                Duration.ofNanos(Math.max(0, closed - start)),
-                Duration.ofNanos(Math.max(0, drained - closed)),
+                end.quietWait(),
+                end.drainWait(),
                 admission.acquiredInTotal(),
                 admission.openAtClose(),
-                openAtForce,
-                components,
+                end.cut(),
+                slots.stream().map(Slot::report).toList(),
                 failures.seal());
     }
 
-    /** The runtime's one clock: every duration it reports is read from the timer that also runs its deadline. */
-    private long now() {
-        return timer.now(TimeUnit.NANOSECONDS);
-    }
-
     private boolean isForced() {
-        synchronized (lock) {
-            return forced;
-        }
+        return state.forced();
     }
 
     /** A component's fatal fault: record it and shut down without waiting for a quiet period. */
     private void componentFailed(Throwable failure) {
         failures.record(failure);
         log.error("Lanes runtime component failure; shutting down", failure);
-        boolean running;
-        synchronized (lock) {
-            running = state == State.RUNNING || state == State.STOPPING;
+        beginShutdown(true);
+    }
+
+    /** The runtime's one clock: the timer that also times the quiet period and the deadline. */
+    private long now() {
+        return timer.now(TimeUnit.NANOSECONDS);
+    }
+
+    /** Moves the state by compare-and-set; the move, or {@code null} when the transition does not apply. */
+    private @Nullable Moved move(Transition transition) {
+        while (true) {
+            RuntimeState from = state;
+            RuntimeState to = transition.apply(from);
+            if (to == null) {
+                return null;
+            }
+            if (STATE.compareAndSet(this, from, to)) {
+                return new Moved(from, to);
+            }
         }
-        if (running) {
-            beginShutdown(true);
-        }
+    }
+
+    private static List<Slot> reversed(List<Slot> slots) {
+        List<Slot> reversed = new ArrayList<>(slots);
+        java.util.Collections.reverse(reversed);
+        return reversed;
     }
 
     @Override
     public String toString() {
-        return "LanesRuntime[" + state() + ", " + slots.size() + " component(s)]";
+        return "LanesRuntime[" + state.describe() + ", " + slots.size() + " component(s)]";
     }
 
-    /** One registered component and what happened to it. */
+    /** One step of the lifecycle: the next state, or {@code null} when it does not apply to {@code from}. */
+    @FunctionalInterface
+    private interface Transition {
+        @Nullable
+        RuntimeState apply(RuntimeState from);
+    }
+
+    /** A transition that took place. */
+    private record Moved(RuntimeState from, RuntimeState to) {}
+
+    /** The startup gave way to a stop or a force: not a failure of its own. */
+    private static final class StartupCancelledException extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        StartupCancelledException(RuntimeState state) {
+            super("LanesRuntime startup was cancelled by shutdown; current state: " + state.describe());
+        }
+    }
+
+    /** One registered component and how it ended, as one immutable report replaced atomically. */
     private static final class Slot {
+        private static final AtomicReferenceFieldUpdater<Slot, ComponentReport> REPORT =
+                AtomicReferenceFieldUpdater.newUpdater(Slot.class, ComponentReport.class, "report");
         final RuntimeComponent component;
-        volatile boolean entered;
-        volatile ComponentReport.Outcome outcome = ComponentReport.Outcome.NOT_STARTED;
-        volatile long stopNanos;
-        volatile @Nullable Throwable failure;
+        private volatile ComponentReport report;
 
         Slot(RuntimeComponent component) {
             this.component = component;
+            this.report =
+                    new ComponentReport(component.name(), ComponentReport.Outcome.NOT_STARTED, Duration.ZERO, null);
         }
 
-        void stopped(ComponentReport.Outcome result, long nanos, @Nullable Throwable error) {
-            outcome = result;
-            stopNanos = nanos;
-            failure = error;
+        void stopped(ComponentReport.Outcome outcome, long nanos, @Nullable Throwable error) {
+            report = new ComponentReport(component.name(), outcome, Duration.ofNanos(nanos), error);
+        }
+
+        /** Forced: FORCED if the startup entered it (NOT_STARTED otherwise), unless it already drained or failed. */
+        void forced(boolean entered, @Nullable Throwable error) {
+            REPORT.updateAndGet(this, current -> {
+                Throwable failure = current.failure() == null ? error : current.failure();
+                ComponentReport.Outcome outcome = current.outcome();
+                if (outcome != ComponentReport.Outcome.DRAINED && outcome != ComponentReport.Outcome.FAILED) {
+                    outcome = entered ? ComponentReport.Outcome.FORCED : ComponentReport.Outcome.NOT_STARTED;
+                }
+                return new ComponentReport(component.name(), outcome, current.stopDuration(), failure);
+            });
+        }
+
+        boolean failed() {
+            return report.outcome() == ComponentReport.Outcome.FAILED;
+        }
+
+        ComponentReport report() {
+            return report;
         }
     }
 }

@@ -441,6 +441,257 @@ class LanesRuntimeTest {
     }
 
     @Nested
+    class Transitions {
+        @Test
+        void aStartAfterTheStopIsRefusedNamingTheState() {
+            RecordingComponent a = component("a");
+            LanesRuntime runtime = runtime(Duration.ofSeconds(1), Duration.ZERO, a);
+
+            ShutdownReport report = runtime.shutdown().block(PROMPTLY);
+
+            assertThat(report.graceful()).isTrue();
+            assertThat(report.duration()).isZero();
+            assertThat(report.components())
+                    .extracting(ComponentReport::outcome)
+                    .containsExactly(ComponentReport.Outcome.NOT_STARTED);
+            StepVerifier.create(runtime.start())
+                    .expectErrorSatisfies(error -> assertThat(error)
+                            .isInstanceOf(IllegalStateException.class)
+                            .hasMessage("LanesRuntime can only be started once; current state: STOPPED"))
+                    .verify(PROMPTLY);
+            assertThat(calls).isEmpty();
+        }
+
+        @Test
+        void aStartWhileStartingOrStoppingIsRefusedNamingThatState() {
+            RecordingComponent a = component("a");
+            Sinks.Empty<Void> slowPrepare = Sinks.empty();
+            a.onPrepare = slowPrepare::asMono;
+            a.onStop = Mono::never;
+            LanesRuntime runtime = runtime(Duration.ofSeconds(10), Duration.ZERO, a);
+
+            runtime.start().subscribe();
+            StepVerifier.create(runtime.start())
+                    .expectErrorMessage("LanesRuntime can only be started once; current state: STARTING")
+                    .verify(PROMPTLY);
+            slowPrepare.tryEmitEmpty();
+            runtime.shutdown().subscribe();
+            time.advanceTime();
+            StepVerifier.create(runtime.start())
+                    .expectErrorMessage("LanesRuntime can only be started once; current state: STOPPING")
+                    .verify(PROMPTLY);
+            assertThat(calls).containsExactly("prepare:a", "start:a", "quiesce:a", "stop:a");
+        }
+
+        @Test
+        void aStopDuringStartupCancelsItAndTheReportCountsFromTheRequest() {
+            RecordingComponent first = component("first");
+            RecordingComponent second = component("second");
+            Sinks.Empty<Void> slowPrepare = Sinks.empty();
+            first.onPrepare = slowPrepare::asMono;
+            LanesRuntime runtime = runtime(Duration.ofSeconds(10), Duration.ZERO, first, second);
+            time.advanceTimeBy(Duration.ofMinutes(1));
+            List<Throwable> startErrors = new CopyOnWriteArrayList<>();
+            runtime.start().subscribe(unused -> {}, startErrors::add);
+
+            runtime.shutdown().subscribe();
+            assertThat(runtime.state()).isEqualTo(LanesRuntime.State.STARTING);
+            time.advanceTimeBy(Duration.ofSeconds(3));
+            slowPrepare.tryEmitEmpty();
+
+            assertThat(startErrors)
+                    .singleElement()
+                    .satisfies(
+                            error -> assertThat(error)
+                                    .isInstanceOf(IllegalStateException.class)
+                                    .hasMessage(
+                                            "LanesRuntime startup was cancelled by shutdown; current state: STARTING (stop requested)"));
+            assertThat(calls).containsExactly("prepare:first", "quiesce:first", "stop:first");
+            ShutdownReport report = runtime.shutdown().block(PROMPTLY);
+            assertThat(report.duration()).isEqualTo(Duration.ofSeconds(3));
+            assertThat(report.components())
+                    .extracting(ComponentReport::outcome)
+                    .containsExactly(ComponentReport.Outcome.DRAINED, ComponentReport.Outcome.NOT_STARTED);
+        }
+
+        @Test
+        void aRollbackThatHangsIsForcedAtTheShutdownDeadline() {
+            RecordingComponent hanging = component("hanging");
+            RecordingComponent failing = component("failing");
+            hanging.onStop = Mono::never;
+            IllegalStateException cannotConnect = new IllegalStateException("cannot connect");
+            failing.onPrepare = () -> Mono.error(cannotConnect);
+            LanesRuntime runtime = runtime(Duration.ofSeconds(10), Duration.ZERO, hanging, failing);
+
+            StepVerifier.create(runtime.start())
+                    .expectSubscription()
+                    .then(() -> time.advanceTimeBy(Duration.ofSeconds(10).minusNanos(1)))
+                    .then(() -> assertThat(calls).doesNotContain("force:hanging"))
+                    .then(() -> time.advanceTimeBy(Duration.ofNanos(1)))
+                    .expectErrorMatches(error -> error == cannotConnect)
+                    .verify(PROMPTLY);
+
+            assertThat(calls).containsSubsequence("stop:failing", "stop:hanging", "force:failing", "force:hanging");
+            ShutdownReport report = runtime.shutdown().block(PROMPTLY);
+            assertThat(report.forced()).isTrue();
+            assertThat(report.duration()).isEqualTo(Duration.ofSeconds(10));
+            assertThat(report.failure()).isSameAs(cannotConnect);
+            assertThat(cannotConnect.getSuppressed())
+                    .singleElement()
+                    .satisfies(timeout -> assertThat(timeout).isInstanceOf(TimeoutException.class));
+        }
+
+        @Test
+        void aForceDuringStartupStopsItThereAndOnlyTheEnteredComponentIsReportedForced() {
+            RecordingComponent first = component("first");
+            RecordingComponent second = component("second");
+            Sinks.Empty<Void> slowPrepare = Sinks.empty();
+            first.onPrepare = slowPrepare::asMono;
+            LanesRuntime runtime = runtime(Duration.ofSeconds(10), Duration.ZERO, first, second);
+            List<Throwable> startErrors = new CopyOnWriteArrayList<>();
+            runtime.start().subscribe(unused -> {}, startErrors::add);
+
+            runtime.forceStop();
+            slowPrepare.tryEmitEmpty();
+
+            assertThat(runtime.state()).isEqualTo(LanesRuntime.State.STOPPED);
+            assertThat(calls).containsExactly("prepare:first", "force:second", "force:first");
+            assertThat(startErrors)
+                    .singleElement()
+                    .satisfies(error -> assertThat(error)
+                            .isInstanceOf(IllegalStateException.class)
+                            .hasMessage("LanesRuntime startup was cancelled by shutdown; current state: STOPPED"));
+            ShutdownReport report = runtime.shutdown().block(PROMPTLY);
+            assertThat(report.forced()).isTrue();
+            assertThat(report.failure()).isNull();
+            assertThat(report.components())
+                    .extracting(ComponentReport::outcome)
+                    .containsExactly(ComponentReport.Outcome.FORCED, ComponentReport.Outcome.NOT_STARTED);
+        }
+
+        @Test
+        void aForceThatComesWhileAFailedStopIsBeingForcedForcesEachComponentOnce() throws Exception {
+            RecordingComponent a = component("a");
+            RecordingComponent b = component("b");
+            IllegalStateException flushFailed = new IllegalStateException("flush failed");
+            b.onStop = () -> Mono.error(flushFailed);
+            LanesRuntime runtime = runtime(Duration.ofSeconds(30), Duration.ZERO, a, b);
+            runtime.start().block(PROMPTLY);
+            ExecutorService other = Executors.newSingleThreadExecutor();
+            java.util.concurrent.atomic.AtomicBoolean firstForce = new java.util.concurrent.atomic.AtomicBoolean(true);
+            b.onForce = () -> {
+                if (firstForce.getAndSet(false)) {
+                    try {
+                        other.submit(runtime::forceStop).get(5, TimeUnit.SECONDS);
+                    } catch (Exception e) {
+                        throw new AssertionError(e);
+                    }
+                }
+            };
+            try {
+                ShutdownReport report = shutdownNow(runtime);
+
+                assertThat(calls.stream().filter(call -> call.startsWith("force:")))
+                        .containsExactly("force:b", "force:a");
+                assertThat(report.forced()).isTrue();
+                assertThat(report.failure()).isSameAs(flushFailed);
+                assertThat(report.components())
+                        .extracting(ComponentReport::outcome)
+                        .containsExactly(ComponentReport.Outcome.DRAINED, ComponentReport.Outcome.FAILED);
+            } finally {
+                other.shutdownNow();
+            }
+        }
+    }
+
+    @Nested
+    class Races {
+        private static final int ROUNDS = 500;
+
+        /**
+         * Start, shutdown, force, a fatal fault and the timer race; whatever wins, the runtime ends STOPPED with one
+         * report, every component goes through each lifecycle call at most once, and the report agrees with the calls.
+         */
+        @Test
+        void startStopForceAndAFaultRacingEndInOneConsistentStopWithEachTransitionOnce() {
+            for (int round = 0; round < ROUNDS; round++) {
+                raceOnce(round);
+            }
+        }
+
+        private void raceOnce(int round) {
+            List<String> log = new CopyOnWriteArrayList<>();
+            VirtualTimeScheduler clock = VirtualTimeScheduler.create();
+            RecordingComponent a = new RecordingComponent("a", log);
+            RecordingComponent b = new RecordingComponent("b", log);
+            IllegalStateException stopFailure = new IllegalStateException("stop failed");
+            IllegalStateException fault = new IllegalStateException("fault");
+            boolean failingStop = round % 2 == 1;
+            if (failingStop) {
+                b.onStop = () -> Mono.error(stopFailure);
+            }
+            LanesRuntime runtime = new LanesRuntime(List.of(a, b), Duration.ofSeconds(10), Duration.ZERO, clock);
+            List<ShutdownReport> reports = new CopyOnWriteArrayList<>();
+            List<Throwable> startErrors = new CopyOnWriteArrayList<>();
+            java.util.concurrent.atomic.AtomicBoolean started = new java.util.concurrent.atomic.AtomicBoolean();
+            List<Runnable> racers = new java.util.ArrayList<>(List.of(
+                    () -> runtime.start().subscribe(unused -> {}, startErrors::add, () -> started.set(true)),
+                    () -> runtime.shutdown().subscribe(reports::add),
+                    clock::advanceTime));
+            if (round % 3 != 0) {
+                racers.add(runtime::forceStop);
+            }
+            if (round % 5 == 0) {
+                racers.add(() -> runtime.context().reportFailure(fault));
+            }
+
+            reactor.test.util.RaceTestUtils.race(racers.toArray(Runnable[]::new));
+            clock.advanceTime();
+
+            String where = "round " + round + ", calls " + log;
+            assertThat(runtime.state()).as(where).isEqualTo(LanesRuntime.State.STOPPED);
+            ShutdownReport report = runtime.shutdown().block(PROMPTLY);
+            assertThat(reports)
+                    .as(where)
+                    .hasSize(1)
+                    .allSatisfy(each -> assertThat(each).isSameAs(report));
+            for (String call : List.of("prepare", "start", "quiesce", "stop", "force")) {
+                for (String name : List.of("a", "b")) {
+                    assertThat(log.stream().filter((call + ":" + name)::equals))
+                            .as(where)
+                            .hasSizeLessThanOrEqualTo(1);
+                }
+            }
+            assertThat(log.contains("force:a") && log.contains("force:b"))
+                    .as("forced components agree with the report: " + where + ", " + report)
+                    .isEqualTo(report.forced())
+                    .isEqualTo(log.contains("force:a") || log.contains("force:b"));
+            for (ComponentReport component : report.components()) {
+                String name = component.name();
+                boolean consistent = switch (component.outcome()) {
+                    case NOT_STARTED -> !log.contains("prepare:" + name);
+                    case DRAINED -> log.contains("stop:" + name);
+                    case FORCED -> log.contains("prepare:" + name) && log.contains("force:" + name);
+                    case FAILED -> log.contains("stop:" + name) && log.contains("force:" + name);
+                };
+                assertThat(consistent).as(component + " in " + where).isTrue();
+            }
+            if (started.get()) {
+                assertThat(log).as(where).contains("start:a", "start:b");
+                assertThat(startErrors).as(where).isEmpty();
+            } else {
+                assertThat(startErrors)
+                        .as(where)
+                        .singleElement()
+                        .satisfies(error -> assertThat(error).isInstanceOfAny(IllegalStateException.class));
+            }
+            if (failingStop && log.contains("stop:b")) {
+                assertThat(report.failure()).as(where).isNotNull();
+            }
+        }
+    }
+
+    @Nested
     class SharedShutdown {
         @Test
         void concurrentCallersShareOneShutdownAndCancellingOneDoesNotCancelIt() throws Exception {
