@@ -14,6 +14,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -317,6 +318,9 @@ class LanesRuntimeTest {
     class ReportedDurations {
         private static final Duration A_WHILE = Duration.ofMinutes(1);
 
+        @RegisterExtension
+        final LogCapture logs = LogCapture.standardError();
+
         private RecordingComponent stoppingIn(String name, Duration stopTime) {
             RecordingComponent component = component(name);
             component.onStop = () -> Mono.delay(stopTime, time).then();
@@ -381,6 +385,7 @@ class LanesRuntimeTest {
             assertThat(report.quietWait()).isZero();
             assertThat(report.drainWait()).isEqualTo(Duration.ofSeconds(3));
             assertThat(report.openAtClose()).isEqualTo(1);
+            assertFaultsLogged(logs, fault);
         }
 
         @Test
@@ -425,7 +430,8 @@ class LanesRuntimeTest {
             time.advanceTimeBy(A_WHILE);
             ActivityLease open = runtime.context().tryAcquire();
 
-            a.context.reportFailure(new IllegalStateException("broker gone"));
+            IllegalStateException brokerGone = new IllegalStateException("broker gone");
+            a.context.reportFailure(brokerGone);
             runtime.shutdown().subscribe();
             time.advanceTimeBy(Duration.ofSeconds(10));
 
@@ -436,6 +442,7 @@ class LanesRuntimeTest {
             assertThat(report.drainWait()).isEqualTo(Duration.ofSeconds(10));
             assertThat(report.cut()).isEqualTo(1);
             assertThat(calls).contains("force:a").doesNotContain("stop:a");
+            assertFaultsLogged(logs, brokerGone);
             open.close();
         }
     }
@@ -608,6 +615,11 @@ class LanesRuntimeTest {
     class Races {
         private static final int ROUNDS = 500;
 
+        @RegisterExtension
+        final LogCapture logs = LogCapture.standardError();
+
+        private final List<Throwable> faults = new CopyOnWriteArrayList<>();
+
         /**
          * Start, shutdown, force, a fatal fault and the timer race; whatever wins, the runtime ends STOPPED with one
          * report, every component goes through each lifecycle call at most once, and the report agrees with the calls.
@@ -617,6 +629,7 @@ class LanesRuntimeTest {
             for (int round = 0; round < ROUNDS; round++) {
                 raceOnce(round);
             }
+            assertFaultsLogged(logs, faults.toArray(Throwable[]::new));
         }
 
         private void raceOnce(int round) {
@@ -643,6 +656,7 @@ class LanesRuntimeTest {
             }
             if (round % 5 == 0) {
                 racers.add(() -> runtime.context().reportFailure(fault));
+                faults.add(fault);
             }
 
             reactor.test.util.RaceTestUtils.race(racers.toArray(Runnable[]::new));
@@ -784,6 +798,17 @@ class LanesRuntimeTest {
                     .containsExactly(ComponentReport.Outcome.DRAINED, ComponentReport.Outcome.FAILED);
             assertThat(calls).containsSubsequence("stop:b", "stop:a", "force:b", "force:a");
         }
+    }
+
+    /** Each fault logged once at ERROR by the runtime, with its stack trace, in this order. */
+    private static void assertFaultsLogged(LogCapture logs, Throwable... faults) {
+        assertThat(logs.lines(Level.ERROR))
+                .allSatisfy(line -> {
+                    assertThat(line.logger()).isEqualTo(LanesRuntime.class.getName());
+                    assertThat(line.message()).isEqualTo("Lanes runtime component failure; shutting down");
+                })
+                .extracting(line -> line.details().lines().findFirst().orElse(""))
+                .containsExactly(Stream.of(faults).map(Throwable::toString).toArray(String[]::new));
     }
 
     private ShutdownReport shutdownNow(LanesRuntime runtime) {
