@@ -4,6 +4,7 @@ import dev.lanes.internal.Require;
 import dev.lanes.lifecycle.GracefullyStoppable;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -49,7 +50,7 @@ import reactor.core.scheduler.Schedulers;
  * gives is read from the same timer's clock ({@code timer.now(NANOSECONDS)}), so a {@code VirtualTimeScheduler} drives
  * both in tests.
  *
- * <p>Thread-safety: the lifecycle is one immutable {@link RuntimeState} in one volatile field, moved only by
+ * <p>Thread-safety: the lifecycle is one immutable state object in one volatile field, moved only by
  * compare-and-set; each transition is won by one caller, which then performs its effects (start the pipeline, force,
  * publish the report). No lock is held while components are called.
  */
@@ -451,7 +452,7 @@ public final class LanesRuntime implements GracefullyStoppable {
 
     private static List<Slot> reversed(List<Slot> slots) {
         List<Slot> reversed = new ArrayList<>(slots);
-        java.util.Collections.reverse(reversed);
+        Collections.reverse(reversed);
         return reversed;
     }
 

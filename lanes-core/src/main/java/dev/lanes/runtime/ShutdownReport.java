@@ -6,10 +6,11 @@ import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What a runtime's shutdown did, against its deadline.
+ * What a runtime's shutdown did, against its deadline. Every duration is read from the runtime's one clock, its timer's
+ * ({@code timer.now(NANOSECONDS)}): in virtual time, the virtual time that passed.
  *
  * @param forced whether anything was force-stopped (the deadline won, an explicit force, or a failed stop)
- * @param duration from the start of shutdown to its end
+ * @param duration from the stop request (also when it came during startup) to the end
  * @param deadline the shutdown timeout it ran under
  * @param quietWait from the start of shutdown until admission closed
  * @param drainWait from admission closed until every admitted lease closed (or force cut it short)
