@@ -1,21 +1,23 @@
 package dev.lanes.cli;
 
+import dev.lanes.command.CommandBus;
+import dev.lanes.command.CommandBuses;
 import dev.lanes.command.CommandDispatcher;
 import dev.lanes.command.CommandGateway;
+import dev.lanes.command.CommandGateways;
 import dev.lanes.command.CommandResults;
-import dev.lanes.command.DefaultCommandGateway;
-import dev.lanes.command.InMemoryCommandBus;
-import dev.lanes.dispatch.InMemoryParkingLot;
 import dev.lanes.dispatch.LaneSettings;
 import dev.lanes.dispatch.LaneStrategy;
-import dev.lanes.dispatch.ParkingLot;
-import dev.lanes.event.InMemoryDomainEventBus;
+import dev.lanes.dispatch.ParkingLots;
+import dev.lanes.dispatch.RetainingParkingLot;
+import dev.lanes.event.DomainEventBus;
+import dev.lanes.event.DomainEventBuses;
 import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.eventsourcing.SnapshotStore;
+import dev.lanes.lifecycle.RuntimeComponent;
 import dev.lanes.processing.CompositeEventDispatcher;
 import dev.lanes.processing.Snapshotter;
 import dev.lanes.runtime.LanesRuntime;
-import dev.lanes.runtime.RuntimeComponent;
 import dev.lanes.test.bank.BalanceProjection;
 import dev.lanes.test.bank.Bank;
 import dev.lanes.test.bank.TransferSaga;
@@ -36,7 +38,7 @@ final class BankWiring {
     final SnapshotStore snapshots;
     final CommandResults results = new CommandResults();
     final RecordingMetrics metrics = new RecordingMetrics();
-    final InMemoryParkingLot commandParking = ParkingLot.inMemory();
+    final RetainingParkingLot commandParking = ParkingLots.inMemory();
     final CommandDispatcher commands;
     final CommandGateway gateway;
     final BalanceProjection balances = new BalanceProjection();
@@ -74,8 +76,8 @@ final class BankWiring {
             StoreOptions.Stores stores) {
         this.store = stores.events();
         this.snapshots = stores.snapshots();
-        InMemoryCommandBus commandBus = new InMemoryCommandBus(16_384, results);
-        InMemoryDomainEventBus eventBus = new InMemoryDomainEventBus(eventFlow.busBudget());
+        CommandBus commandBus = CommandBuses.inMemory(16_384, results);
+        DomainEventBus eventBus = DomainEventBuses.inMemory(eventFlow.busBudget());
         this.commands = CommandDispatcher.builder(commandBus, store, eventBus, results)
                 .register(Bank.definition())
                 .snapshotStore(snapshots)
@@ -83,7 +85,7 @@ final class BankWiring {
                 .parkingLot(commandParking)
                 .metrics(metrics)
                 .build();
-        this.gateway = new DefaultCommandGateway(commandBus, store, results);
+        this.gateway = CommandGateways.create(commandBus, store, results);
         List<RuntimeComponent> components;
         if (eventSide) {
             CompositeEventDispatcher eventDispatcher = CompositeEventDispatcher.builder("EventDispatcher", eventBus)

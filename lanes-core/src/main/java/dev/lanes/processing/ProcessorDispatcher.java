@@ -9,11 +9,11 @@ import dev.lanes.dispatch.LaneSettings;
 import dev.lanes.dispatch.MessageExchange;
 import dev.lanes.dispatch.ParkingLot;
 import dev.lanes.event.DomainEventBus;
-import dev.lanes.messaging.BacklogRoute;
+import dev.lanes.internal.route.BacklogRoute;
+import dev.lanes.lifecycle.GroupedComponent;
+import dev.lanes.lifecycle.RuntimeComponent;
+import dev.lanes.lifecycle.RuntimeContext;
 import dev.lanes.messaging.DomainEventStream;
-import dev.lanes.runtime.ComponentGroup;
-import dev.lanes.runtime.GroupedComponent;
-import dev.lanes.runtime.RuntimeContext;
 import dev.lanes.scheduler.AggregateSchedulerSupplier;
 import java.util.HashMap;
 import java.util.List;
@@ -36,7 +36,7 @@ final class ProcessorDispatcher implements GroupedComponent {
     private final @Nullable CommandResults results;
     private final @Nullable SagaOutbox outbox;
     private final List<AggregateDispatcher<Object>> dispatchers;
-    private final ComponentGroup group;
+    private final RuntimeComponent group;
 
     ProcessorDispatcher(
             EventProcessor processor,
@@ -78,7 +78,7 @@ final class ProcessorDispatcher implements GroupedComponent {
                 }
             });
         }
-        this.group = new ComponentGroup(processor.name(), dispatchers, borrowed);
+        this.group = RuntimeComponent.group(processor.name(), dispatchers, borrowed);
     }
 
     private Flux<MessageExchange<Object>> source(
@@ -121,9 +121,9 @@ final class ProcessorDispatcher implements GroupedComponent {
         return dispatchers;
     }
 
-    /** Drains the children in reverse order, then stops the owned schedulers (see {@link ComponentGroup}). */
+    /** Drains the children in reverse order, then stops the owned schedulers (see {@link RuntimeComponent#group}). */
     @Override
-    public ComponentGroup lifecycle() {
+    public RuntimeComponent lifecycle() {
         return group;
     }
 

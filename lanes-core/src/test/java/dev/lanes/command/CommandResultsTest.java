@@ -6,7 +6,7 @@ import dev.lanes.api.AggregateId;
 import dev.lanes.api.NamedAggregate;
 import dev.lanes.command.StageNotReachedException.Reason;
 import dev.lanes.command.StageNotReachedException.Storage;
-import dev.lanes.eventsourcing.InMemoryEventStore;
+import dev.lanes.eventsourcing.EventStores;
 import dev.lanes.messaging.CommandMessage;
 import java.time.Duration;
 import java.util.List;
@@ -263,7 +263,7 @@ class CommandResultsTest {
     @Nested
     class Gateway {
         private final InMemoryCommandBus bus = new InMemoryCommandBus(8, results);
-        private final DefaultCommandGateway gateway = new DefaultCommandGateway(bus, new InMemoryEventStore(), results);
+        private final DefaultCommandGateway gateway = new DefaultCommandGateway(bus, EventStores.inMemory(), results);
 
         @Test
         void aSendWaitsAtMostItsOwnTimeout() {

@@ -3,6 +3,9 @@ package dev.lanes.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
+import dev.lanes.lifecycle.ActivityLease;
+import dev.lanes.lifecycle.RuntimeComponent;
+import dev.lanes.lifecycle.RuntimeContext;
 import dev.lanes.test.logging.LogCapture;
 import java.time.Duration;
 import java.util.List;

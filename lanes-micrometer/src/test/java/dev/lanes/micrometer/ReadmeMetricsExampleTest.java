@@ -4,14 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lanes.api.AggregateId;
 import dev.lanes.api.NamedAggregate;
+import dev.lanes.command.CommandBuses;
 import dev.lanes.command.CommandDispatcher;
+import dev.lanes.command.CommandGateways;
 import dev.lanes.command.CommandResults;
-import dev.lanes.command.DefaultCommandGateway;
-import dev.lanes.command.InMemoryCommandBus;
 import dev.lanes.command.WaitStage;
 import dev.lanes.dispatch.DispatcherMetrics;
-import dev.lanes.event.InMemoryDomainEventBus;
-import dev.lanes.eventsourcing.InMemoryEventStore;
+import dev.lanes.event.DomainEventBuses;
+import dev.lanes.eventsourcing.EventStores;
 import dev.lanes.modeling.AggregateDefinition;
 import dev.lanes.processing.CompositeEventDispatcher;
 import dev.lanes.processing.EventProcessor;
@@ -35,10 +35,10 @@ class ReadmeMetricsExampleTest {
 
     @Test
     void everyDispatcherAndTheRuntimeReportToTheRegistry() {
-        var store = new InMemoryEventStore();
+        var store = EventStores.inMemory();
         var results = new CommandResults();
-        var commandBus = new InMemoryCommandBus(16_384, results);
-        var eventBus = new InMemoryDomainEventBus(4_096);
+        var commandBus = CommandBuses.inMemory(16_384, results);
+        var eventBus = DomainEventBuses.inMemory(4_096);
         var total = new AtomicLong();
         var counter = AggregateDefinition.<Long>builder(COUNTER, id -> 0L)
                 .handle(Increment.class, (value, command) -> List.of(new Incremented(command.by())))
@@ -69,7 +69,7 @@ class ReadmeMetricsExampleTest {
 
         runtime.start().block(Duration.ofSeconds(10));
         try {
-            var gateway = new DefaultCommandGateway(commandBus, store, results);
+            var gateway = CommandGateways.create(commandBus, store, results);
             gateway.send(AggregateId.of(COUNTER, "c-1"), new Increment(2), WaitStage.PROJECTED)
                     .block(Duration.ofSeconds(10));
 

@@ -1,16 +1,18 @@
 package dev.lanes.test.events;
 
+import dev.lanes.command.CommandBus;
+import dev.lanes.command.CommandBuses;
 import dev.lanes.command.CommandDispatcher;
 import dev.lanes.command.CommandGateway;
+import dev.lanes.command.CommandGateways;
 import dev.lanes.command.CommandResults;
-import dev.lanes.command.DefaultCommandGateway;
-import dev.lanes.command.InMemoryCommandBus;
 import dev.lanes.dispatch.LaneStrategy;
 import dev.lanes.event.DomainEventBus;
-import dev.lanes.event.InMemoryDomainEventBus;
+import dev.lanes.event.DomainEventBuses;
 import dev.lanes.eventsourcing.EventStore;
-import dev.lanes.eventsourcing.InMemoryEventStore;
-import dev.lanes.eventsourcing.InMemorySnapshotStore;
+import dev.lanes.eventsourcing.EventStores;
+import dev.lanes.eventsourcing.SnapshotStore;
+import dev.lanes.eventsourcing.SnapshotStores;
 import dev.lanes.processing.CompositeEventDispatcher;
 import dev.lanes.processing.EventProcessor;
 import dev.lanes.processing.Snapshotter;
@@ -26,9 +28,9 @@ import java.util.function.UnaryOperator;
 /** The whole bank on the in-memory defaults: command side, event side (projection, saga, snapshotter) and runtime. */
 final class BankApp {
     final EventStore store;
-    final InMemorySnapshotStore snapshots = new InMemorySnapshotStore();
+    final SnapshotStore snapshots = SnapshotStores.inMemory();
     final CommandResults results = new CommandResults();
-    final InMemoryCommandBus commandBus;
+    final CommandBus commandBus;
     final DomainEventBus eventBus;
     final CommandDispatcher commands;
     final CommandGateway gateway;
@@ -37,7 +39,7 @@ final class BankApp {
     final LanesRuntime runtime;
 
     BankApp(Duration shutdownTimeout, Duration quietPeriod, List<EventProcessor> extraProcessors) {
-        this(new InMemoryEventStore(), shutdownTimeout, quietPeriod, extraProcessors, b -> b);
+        this(EventStores.inMemory(), shutdownTimeout, quietPeriod, extraProcessors, b -> b);
     }
 
     BankApp(
@@ -57,14 +59,14 @@ final class BankApp {
             List<EventProcessor> extraProcessors,
             UnaryOperator<CompositeEventDispatcher.Builder> customizeEvents) {
         this.store = store;
-        this.commandBus = new InMemoryCommandBus(16_384, results);
-        this.eventBus = new InMemoryDomainEventBus(eventBusCapacity);
+        this.commandBus = CommandBuses.inMemory(16_384, results);
+        this.eventBus = DomainEventBuses.inMemory(eventBusCapacity);
         this.commands = CommandDispatcher.builder(commandBus, store, eventBus, results)
                 .register(Bank.definition())
                 .snapshotStore(snapshots)
                 .settings(CommandDispatcher.DEFAULT_SETTINGS.withStrategy(LaneStrategy.KEYED))
                 .build();
-        this.gateway = new DefaultCommandGateway(commandBus, store, results);
+        this.gateway = CommandGateways.create(commandBus, store, results);
         List<EventProcessor> processors = new ArrayList<>();
         processors.add(balances.processor());
         processors.add(TransferSaga.processor(gateway));
