@@ -46,6 +46,7 @@ final class InMemoryCommandBus implements CommandBus {
     InMemoryCommandBus(int capacityPerType, CommandResults results) {
         this.capacityPerType = BoundedRoute.requireCapacity(capacityPerType, "capacityPerType");
         this.results = Objects.requireNonNull(results, "results");
+        results.servedLocally(toString());
     }
 
     @Override

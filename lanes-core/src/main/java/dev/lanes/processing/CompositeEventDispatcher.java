@@ -1,6 +1,7 @@
 package dev.lanes.processing;
 
 import dev.lanes.command.CommandResults;
+import dev.lanes.command.ProjectionListener;
 import dev.lanes.dispatch.AggregateDispatcher;
 import dev.lanes.dispatch.DispatcherMetrics;
 import dev.lanes.dispatch.LaneSettings;
@@ -20,7 +21,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
@@ -63,25 +63,18 @@ public final class CompositeEventDispatcher implements GroupedComponent {
                     builder.settings,
                     parkingLot,
                     builder.metrics,
-                    builder.results));
-        }
-        if (builder.results != null) {
-            declareProjections(builder.results);
+                    projectionListener(processor, builder.results)));
         }
         this.group = RuntimeComponent.group(name, children, schedulers);
     }
 
-    private void declareProjections(CommandResults results) {
-        Map<dev.lanes.api.MaterializedNamedAggregate, Set<String>> byType = new LinkedHashMap<>();
-        for (EventProcessor processor : processors.values()) {
-            if (processor.kind() == ProcessorKind.PROJECTION) {
-                processor
-                        .aggregateTypes()
-                        .forEach(type -> byType.computeIfAbsent(type, t -> new java.util.HashSet<>())
-                                .add(processor.name()));
-            }
+    /** A projection reports to the senders' waits; other processors do not. */
+    private static @Nullable ProjectionListener projectionListener(
+            EventProcessor processor, @Nullable CommandResults results) {
+        if (results == null || processor.kind() != ProcessorKind.PROJECTION) {
+            return null;
         }
-        byType.forEach(results::expectProjections);
+        return results.projection(processor.name(), processor.aggregateTypes());
     }
 
     /** Starts a builder; the name also names the scheduler threads ({@code <name>-<aggregate>-<n>}). */
@@ -219,7 +212,10 @@ public final class CompositeEventDispatcher implements GroupedComponent {
             return this;
         }
 
-        /** Where projections report, so senders waiting for {@code PROJECTED} complete. */
+        /**
+         * Where projections report, so senders waiting for {@code PROJECTED} complete: each projection is declared
+         * there once ({@link CommandResults#projection}), so its name must not be declared in {@code results} already.
+         */
         public Builder commandResults(CommandResults results) {
             this.results = Objects.requireNonNull(results, "results");
             return this;

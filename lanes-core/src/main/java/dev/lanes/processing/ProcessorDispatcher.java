@@ -1,7 +1,7 @@
 package dev.lanes.processing;
 
 import dev.lanes.api.MaterializedNamedAggregate;
-import dev.lanes.command.CommandResults;
+import dev.lanes.command.ProjectionListener;
 import dev.lanes.command.StageNotReachedException.Reason;
 import dev.lanes.dispatch.AggregateDispatcher;
 import dev.lanes.dispatch.DispatcherMetrics;
@@ -24,8 +24,9 @@ import reactor.core.publisher.Mono;
 
 /**
  * One processor at run time: one lane engine per aggregate type it receives, on a borrowed scheduler supplier (its own
- * stop and force never release the shared schedulers). A projection reports each handled (or parked) stream to {@link
- * CommandResults}, which completes {@code PROJECTED} waits, and its stop, which ends the waits it will not complete.
+ * stop and force never release the shared schedulers). A projection reports each handled (or parked) stream to its
+ * {@link ProjectionListener}, which completes {@code PROJECTED} waits, and its stop, which ends the waits it will not
+ * complete.
  *
  * <p>A saga's lanes take two kinds of message: event streams from the bus, admitted through the saga's intake gate
  * (closed while its pending commands are at their budget), and replies to its commands, always admitted (they are what
@@ -33,7 +34,7 @@ import reactor.core.publisher.Mono;
  */
 final class ProcessorDispatcher implements GroupedComponent {
     private final EventProcessor processor;
-    private final @Nullable CommandResults results;
+    private final @Nullable ProjectionListener projection;
     private final @Nullable SagaOutbox outbox;
     private final List<AggregateDispatcher<Object>> dispatchers;
     private final RuntimeComponent group;
@@ -45,16 +46,14 @@ final class ProcessorDispatcher implements GroupedComponent {
             LaneSettings settings,
             ParkingLot parkingLot,
             DispatcherMetrics metrics,
-            @Nullable CommandResults results) {
+            @Nullable ProjectionListener projection) {
         this.processor = processor;
-        this.results = results;
+        this.projection = projection;
         this.outbox = processor.outbox();
         ParkingLot reportingParkingLot = parked -> {
             parkingLot.park(parked);
-            if (results != null
-                    && processor.kind() == ProcessorKind.PROJECTION
-                    && parked.message() instanceof DomainEventStream stream) {
-                results.projectionFailed(stream.commandId(), processor.name(), parked.error());
+            if (projection != null && parked.message() instanceof DomainEventStream stream) {
+                projection.failed(stream.commandId(), parked.error());
             }
         };
         Map<MaterializedNamedAggregate, BacklogRoute<MessageExchange<Object>>> replies = new HashMap<>();
@@ -105,12 +104,11 @@ final class ProcessorDispatcher implements GroupedComponent {
 
     private Mono<Void> handle(Object message) {
         Mono<Void> handling = processor.handleMessage(message);
-        if (results == null
-                || processor.kind() != ProcessorKind.PROJECTION
-                || !(message instanceof DomainEventStream stream)) {
+        ProjectionListener listener = projection;
+        if (listener == null || !(message instanceof DomainEventStream stream)) {
             return handling;
         }
-        return handling.then(Mono.fromRunnable(() -> results.projected(stream.commandId(), processor.name())));
+        return handling.then(Mono.fromRunnable(() -> listener.projected(stream.commandId())));
     }
 
     EventProcessor processor() {
@@ -159,8 +157,8 @@ final class ProcessorDispatcher implements GroupedComponent {
         if (outbox != null) {
             outbox.stop();
         }
-        if (results != null && processor.kind() == ProcessorKind.PROJECTION) {
-            results.projectionStopped(processor.name(), reason);
+        if (projection != null) {
+            projection.stopped(reason);
         }
     }
 
