@@ -1,10 +1,8 @@
 package dev.lanes.test.events;
 
-import dev.lanes.command.CommandBus;
-import dev.lanes.command.CommandBuses;
+import dev.lanes.Lanes;
 import dev.lanes.command.CommandDispatcher;
 import dev.lanes.command.CommandGateway;
-import dev.lanes.command.CommandGateways;
 import dev.lanes.command.CommandResults;
 import dev.lanes.dispatch.LaneStrategy;
 import dev.lanes.event.DomainEventBus;
@@ -21,20 +19,22 @@ import dev.lanes.test.bank.BalanceProjection;
 import dev.lanes.test.bank.Bank;
 import dev.lanes.test.bank.TransferSaga;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.function.UnaryOperator;
 
-/** The whole bank on the in-memory defaults: command side, event side (projection, saga, snapshotter) and runtime. */
+/**
+ * The whole bank on the in-memory defaults, wired by {@link Lanes#builder()}: command side, event side (projection,
+ * saga, snapshotter) and runtime.
+ */
 final class BankApp {
     final EventStore store;
     final SnapshotStore snapshots = SnapshotStores.inMemory();
-    final CommandResults results = new CommandResults();
-    final CommandBus commandBus;
     final DomainEventBus eventBus;
+    final BalanceProjection balances = new BalanceProjection();
+    final Lanes lanes;
+    final CommandResults results;
     final CommandDispatcher commands;
     final CommandGateway gateway;
-    final BalanceProjection balances = new BalanceProjection();
     final CompositeEventDispatcher events;
     final LanesRuntime runtime;
 
@@ -47,8 +47,8 @@ final class BankApp {
             Duration shutdownTimeout,
             Duration quietPeriod,
             List<EventProcessor> extraProcessors,
-            UnaryOperator<CompositeEventDispatcher.Builder> customizeEvents) {
-        this(store, 4096, shutdownTimeout, quietPeriod, extraProcessors, customizeEvents);
+            UnaryOperator<Lanes.Builder> customize) {
+        this(store, 4096, shutdownTimeout, quietPeriod, extraProcessors, customize);
     }
 
     BankApp(
@@ -57,30 +57,31 @@ final class BankApp {
             Duration shutdownTimeout,
             Duration quietPeriod,
             List<EventProcessor> extraProcessors,
-            UnaryOperator<CompositeEventDispatcher.Builder> customizeEvents) {
+            UnaryOperator<Lanes.Builder> customize) {
         this.store = store;
-        this.commandBus = CommandBuses.inMemory(16_384, results);
         this.eventBus = DomainEventBuses.inMemory(eventBusCapacity);
-        this.commands = CommandDispatcher.builder(commandBus, store, eventBus, results)
-                .register(Bank.definition())
+        Lanes.Builder builder = Lanes.builder()
+                .aggregate(Bank.definition())
+                .eventStore(store)
                 .snapshotStore(snapshots)
-                .settings(CommandDispatcher.DEFAULT_SETTINGS.withStrategy(LaneStrategy.KEYED))
-                .build();
-        this.gateway = CommandGateways.create(commandBus, store, results);
-        List<EventProcessor> processors = new ArrayList<>();
-        processors.add(balances.processor());
-        processors.add(TransferSaga.processor(gateway));
-        processors.add(Snapshotter.processor("Snapshotter", Bank.definition(), store, snapshots, 10));
-        processors.addAll(extraProcessors);
-        CompositeEventDispatcher.Builder builder =
-                CompositeEventDispatcher.builder("EventDispatcher", eventBus).commandResults(results);
-        processors.forEach(builder::processor);
-        this.events = customizeEvents.apply(builder).build();
-        this.runtime = new LanesRuntime(List.of(commands, events), shutdownTimeout, quietPeriod);
+                .eventBus(eventBus)
+                .commandSettings(CommandDispatcher.DEFAULT_SETTINGS.withStrategy(LaneStrategy.KEYED))
+                .shutdownTimeout(shutdownTimeout)
+                .quietPeriod(quietPeriod)
+                .processor(balances.processor())
+                .processor(TransferSaga::processor)
+                .processor(Snapshotter.processor("Snapshotter", Bank.definition(), store, snapshots, 10));
+        extraProcessors.forEach(builder::processor);
+        this.lanes = customize.apply(builder).build();
+        this.results = lanes.commandResults();
+        this.commands = lanes.commandDispatcher();
+        this.gateway = lanes.gateway();
+        this.events = lanes.eventDispatcher().orElseThrow();
+        this.runtime = lanes.runtime();
     }
 
     BankApp start() {
-        runtime.start().block(Duration.ofSeconds(10));
+        lanes.start(Duration.ofSeconds(10));
         return this;
     }
 }

@@ -250,7 +250,7 @@ class EventSideTest {
                         Duration.ofSeconds(30),
                         Duration.ZERO,
                         List.of(flaky),
-                        b -> b.settings(dev.lanes.dispatch.LaneSettings.DEFAULT.withRetryPolicy(
+                        b -> b.eventSettings(dev.lanes.dispatch.LaneSettings.DEFAULT.withRetryPolicy(
                                 dev.lanes.dispatch.RetryPolicy.DEFAULT
                                         .withMaxRetries(2)
                                         .withBackoff(Duration.ZERO, Duration.ZERO))))

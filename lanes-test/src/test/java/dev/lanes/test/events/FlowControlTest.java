@@ -43,7 +43,7 @@ class FlowControlTest {
                         Duration.ofSeconds(30),
                         Duration.ofMillis(100),
                         List.of(),
-                        events -> events.settings(LaneSettings.DEFAULT.withBounds(4, 64)))
+                        lanes -> lanes.eventSettings(LaneSettings.DEFAULT.withBounds(4, 64)))
                 .start();
         openAccounts(bank);
 

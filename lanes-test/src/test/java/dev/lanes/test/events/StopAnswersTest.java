@@ -43,7 +43,7 @@ class StopAnswersTest {
                         Duration.ofMillis(300),
                         Duration.ZERO,
                         List.of(neverEnding),
-                        events -> events)
+                        lanes -> lanes)
                 .start();
         bank.gateway
                 .send(Bank.account("p"), new OpenAccount("pat"), WaitStage.PROJECTED)
@@ -78,7 +78,7 @@ class StopAnswersTest {
                         Duration.ofSeconds(30),
                         Duration.ofSeconds(2),
                         List.of(),
-                        events -> events)
+                        lanes -> lanes)
                 .start();
         // a consumer group that takes nothing: past 8 streams the bus pauses new commands of its type
         bank.eventBus
