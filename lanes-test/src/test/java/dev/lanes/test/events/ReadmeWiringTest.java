@@ -26,12 +26,10 @@ class ReadmeWiringTest {
     @Test
     void theReadmesWiringRunsTheBankAndStopsGracefully() {
         Lanes stopped;
-        BalanceProjection balances;
-        CommandResult deposited;
         // --- README snippet: from here
         EventStore store = EventStores.inMemory(); // or PostgresEventStore.connect(...) from lanes-postgres
         SnapshotStore snapshots = SnapshotStores.inMemory();
-        balances = new BalanceProjection();
+        BalanceProjection balances = new BalanceProjection();
         try (Lanes lanes = Lanes.builder()
                 .aggregate(Bank.definition())
                 .eventStore(store)
@@ -44,15 +42,15 @@ class ReadmeWiringTest {
             CommandGateway gateway = lanes.gateway();
             gateway.send(Bank.account("acc-1"), new OpenAccount("ada"), WaitStage.PROCESSED)
                     .block();
-            deposited = gateway.send(Bank.account("acc-1"), new Deposit(100), WaitStage.PROJECTED)
+            CommandResult deposited = gateway.send(Bank.account("acc-1"), new Deposit(100), WaitStage.PROJECTED)
                     .block(); // read your writes
-            // --- README snippet: to here
-            stopped = lanes;
+            // --- README snippet: to here (and the closing brace); the assertions are the test's
+            assertThat(deposited.stage()).isEqualTo(WaitStage.PROJECTED);
+            assertThat(deposited.version()).isEqualTo(2);
             assertThat(balances.rows().get("acc-1").balance()).isEqualTo(100);
+            stopped = lanes;
         } // close(): a graceful stop
 
-        assertThat(deposited.stage()).isEqualTo(WaitStage.PROJECTED);
-        assertThat(deposited.version()).isEqualTo(2);
         assertThat(stopped.runtime().state()).isEqualTo(LanesRuntime.State.STOPPED);
         assertThat(stopped.runtime().shutdown().block(Duration.ofSeconds(30)).graceful())
                 .isTrue();
