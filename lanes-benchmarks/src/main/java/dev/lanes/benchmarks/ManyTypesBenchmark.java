@@ -28,9 +28,9 @@ import reactor.core.publisher.Mono;
  *
  * <ul>
  *   <li>{@code REACTOR_CHAIN}: one {@code Schedulers.newParallel(.., W)} per type, as the original.
- *   <li>{@code HASHED}, {@code KEYED}: one {@code DefaultAggregateSchedulerSupplier} shared by the 20 dispatchers; it
+ *   <li>{@code HASHED}, {@code KEYED}: one {@code AggregateSchedulerSupplier} shared by the 20 dispatchers; it
  *       creates one scheduler of W workers per type.
- *   <li>{@code HASHED_SHARED_POOL}, {@code KEYED_SHARED_POOL}: the engine on a {@code DefaultAggregateSchedulerSupplier.sharedPool}: a scheduler per type, all views of one pool of W workers,
+ *   <li>{@code HASHED_SHARED_POOL}, {@code KEYED_SHARED_POOL}: the engine on an {@code AggregateSchedulers.sharedPool}: a scheduler per type, all views of one pool of W workers,
  *       to show what a shared pool does to the same workload.
  *   <li>{@code JUC_BASELINE}: the hand-written {@link JucBaseline}, one fixed pool of W threads for all 20 types, as
  *       the outside review wrote it. Compare its threads with the shared pools', not with the others'.

@@ -10,18 +10,18 @@ public enum Variant {
      * g.publishOn(scheduler).concatMap(handler), G, G)}, one {@code Schedulers.newParallel} per aggregate type.
      */
     REACTOR_CHAIN(null, false),
-    /** The engine, {@link LaneStrategy#HASHED} lanes, one scheduler per type from a DefaultAggregateSchedulerSupplier. */
+    /** The engine, {@link LaneStrategy#HASHED} lanes, one scheduler per type from AggregateSchedulers.perType. */
     HASHED(LaneStrategy.HASHED, false),
-    /** The engine, {@link LaneStrategy#KEYED} lanes, one scheduler per type from a DefaultAggregateSchedulerSupplier. */
+    /** The engine, {@link LaneStrategy#KEYED} lanes, one scheduler per type from AggregateSchedulers.perType. */
     KEYED(LaneStrategy.KEYED, false),
     /**
      * The engine, {@link LaneStrategy#HASHED} lanes, every type's scheduler a view of one shared pool of W workers
-     * ({@code DefaultAggregateSchedulerSupplier.sharedPool}).
+     * ({@code AggregateSchedulers.sharedPool}).
      */
     HASHED_SHARED_POOL(LaneStrategy.HASHED, true),
     /**
      * The engine, {@link LaneStrategy#KEYED} lanes, every type's scheduler a view of one shared pool of W workers
-     * ({@code DefaultAggregateSchedulerSupplier.sharedPool}).
+     * ({@code AggregateSchedulers.sharedPool}).
      */
     KEYED_SHARED_POOL(LaneStrategy.KEYED, true),
     /**

@@ -6,9 +6,9 @@ import dev.lanes.dispatch.ExchangeHandler;
 import dev.lanes.dispatch.LaneSettings;
 import dev.lanes.dispatch.LaneStrategy;
 import dev.lanes.dispatch.MessageExchange;
-import dev.lanes.runtime.RuntimeContext;
+import dev.lanes.lifecycle.RuntimeContext;
 import dev.lanes.scheduler.AggregateSchedulerSupplier;
-import dev.lanes.scheduler.DefaultAggregateSchedulerSupplier;
+import dev.lanes.scheduler.AggregateSchedulers;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,7 +26,7 @@ import reactor.core.scheduler.Schedulers;
  * Wires one {@link Variant} over sources and handlers, starts it, and releases every thread it made.
  *
  * <p>Every variant gets the same worker count W, {@link #WORKERS} ({@code Schedulers.DEFAULT_POOL_SIZE}, i.e. available
- * processors, what a {@code DefaultAggregateSchedulerSupplier} uses by default). The chain and the engine's {@code
+ * processors, what {@code AggregateSchedulers.perType} uses by default). The chain and the engine's {@code
  * HASHED} and {@code KEYED} have one scheduler of W per aggregate type, threads named {@code
  * <threadPrefix>-<aggregate>-<n>}. {@link Variant#KEYED_SHARED_POOL} and {@link Variant#HASHED_SHARED_POOL} ({@code <threadPrefix>-shared-<n>}) and
  * {@link Variant#JUC_BASELINE} ({@code <threadPrefix>-baseline-<n>}) have one pool of W for all types. {@link
@@ -66,9 +66,9 @@ final class Wiring implements AutoCloseable {
         if (variant.strategy() == null) {
             this.supplier = null;
         } else if (variant.sharedScheduler()) {
-            this.supplier = DefaultAggregateSchedulerSupplier.sharedPool(threadPrefix, WORKERS);
+            this.supplier = AggregateSchedulers.sharedPool(threadPrefix, WORKERS);
         } else {
-            this.supplier = new DefaultAggregateSchedulerSupplier(threadPrefix, WORKERS);
+            this.supplier = AggregateSchedulers.perType(threadPrefix, WORKERS);
         }
         this.baselinePool =
                 variant == Variant.JUC_BASELINE ? JucBaseline.newPool(WORKERS, threadPrefix + "-baseline-") : null;

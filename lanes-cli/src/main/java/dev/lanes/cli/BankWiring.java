@@ -1,32 +1,30 @@
 package dev.lanes.cli;
 
+import dev.lanes.Lanes;
 import dev.lanes.command.CommandDispatcher;
 import dev.lanes.command.CommandGateway;
 import dev.lanes.command.CommandResults;
-import dev.lanes.command.DefaultCommandGateway;
-import dev.lanes.command.InMemoryCommandBus;
-import dev.lanes.dispatch.InMemoryParkingLot;
 import dev.lanes.dispatch.LaneSettings;
 import dev.lanes.dispatch.LaneStrategy;
-import dev.lanes.dispatch.ParkingLot;
-import dev.lanes.event.InMemoryDomainEventBus;
+import dev.lanes.dispatch.ParkingLots;
+import dev.lanes.dispatch.RetainingParkingLot;
+import dev.lanes.event.DomainEventBuses;
 import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.eventsourcing.SnapshotStore;
 import dev.lanes.processing.CompositeEventDispatcher;
 import dev.lanes.processing.Snapshotter;
 import dev.lanes.runtime.LanesRuntime;
-import dev.lanes.runtime.RuntimeComponent;
 import dev.lanes.test.bank.BalanceProjection;
 import dev.lanes.test.bank.Bank;
 import dev.lanes.test.bank.TransferSaga;
 import java.time.Duration;
-import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The bank on the embedded defaults: in-memory event store, snapshot store, command bus and event bus; the command
- * dispatcher and gateway; optionally the event side (balance projection, transfer saga, snapshotter every 10 versions,
- * order audit); all under one {@link LanesRuntime}, every dispatcher bound to {@link RecordingMetrics}.
+ * The bank wired by {@link Lanes#builder()} on the embedded defaults: in-memory command bus and event bus, the given
+ * event and snapshot stores; the command dispatcher and gateway; optionally the event side (balance projection,
+ * transfer saga, snapshotter every 10 versions, order audit); all under one {@link LanesRuntime}, every dispatcher
+ * bound to {@link RecordingMetrics}.
  */
 final class BankWiring {
     /** How long the runtime waits, once stopping, for no activity before it closes admission (saga tails). */
@@ -34,9 +32,9 @@ final class BankWiring {
 
     final EventStore store;
     final SnapshotStore snapshots;
-    final CommandResults results = new CommandResults();
+    final CommandResults results;
     final RecordingMetrics metrics = new RecordingMetrics();
-    final InMemoryParkingLot commandParking = ParkingLot.inMemory();
+    final RetainingParkingLot commandParking = ParkingLots.inMemory();
     final CommandDispatcher commands;
     final CommandGateway gateway;
     final BalanceProjection balances = new BalanceProjection();
@@ -74,36 +72,32 @@ final class BankWiring {
             StoreOptions.Stores stores) {
         this.store = stores.events();
         this.snapshots = stores.snapshots();
-        InMemoryCommandBus commandBus = new InMemoryCommandBus(16_384, results);
-        InMemoryDomainEventBus eventBus = new InMemoryDomainEventBus(eventFlow.busBudget());
-        this.commands = CommandDispatcher.builder(commandBus, store, eventBus, results)
-                .register(Bank.definition())
+        Lanes.Builder builder = Lanes.builder()
+                .aggregate(Bank.definition())
+                .eventStore(store)
                 .snapshotStore(snapshots)
-                .settings(CommandDispatcher.DEFAULT_SETTINGS.withStrategy(strategy))
-                .parkingLot(commandParking)
+                .commandBusCapacity(16_384)
+                .commandSettings(CommandDispatcher.DEFAULT_SETTINGS.withStrategy(strategy))
+                .commandParkingLot(commandParking)
+                .eventBus(DomainEventBuses.inMemory(eventFlow.busBudget()))
                 .metrics(metrics)
-                .build();
-        this.gateway = new DefaultCommandGateway(commandBus, store, results);
-        List<RuntimeComponent> components;
+                .shutdownTimeout(shutdownTimeout)
+                .quietPeriod(quietPeriod(QUIET_PERIOD, shutdownTimeout));
         if (eventSide) {
-            CompositeEventDispatcher eventDispatcher = CompositeEventDispatcher.builder("EventDispatcher", eventBus)
-                    .commandResults(results)
-                    .settings(LaneSettings.DEFAULT
+            builder.eventSettings(LaneSettings.DEFAULT
                             .withStrategy(strategy)
                             .withBounds(eventFlow.perLane(), eventFlow.perProcessor()))
-                    .metrics(metrics)
                     .processor(balances.processor())
-                    .processor(TransferSaga.processor(gateway))
+                    .processor(TransferSaga::processor)
                     .processor(Snapshotter.processor("Snapshotter", Bank.definition(), store, snapshots, 10))
-                    .processor(audit.processor())
-                    .build();
-            this.events = eventDispatcher;
-            components = List.of(commands, eventDispatcher);
-        } else {
-            this.events = null;
-            components = List.of(commands);
+                    .processor(audit.processor());
         }
-        this.runtime = new LanesRuntime(components, shutdownTimeout, quietPeriod(QUIET_PERIOD, shutdownTimeout));
+        Lanes lanes = builder.build();
+        this.results = lanes.commandResults();
+        this.commands = lanes.commandDispatcher();
+        this.gateway = lanes.gateway();
+        this.events = lanes.eventDispatcher().orElse(null);
+        this.runtime = lanes.runtime();
     }
 
     /** The quiet period, shortened to half the deadline when the deadline is shorter than twice it. */

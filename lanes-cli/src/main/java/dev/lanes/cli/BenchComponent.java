@@ -1,8 +1,8 @@
 package dev.lanes.cli;
 
 import dev.lanes.dispatch.AggregateDispatcher;
-import dev.lanes.runtime.ComponentGroup;
-import dev.lanes.runtime.GroupedComponent;
+import dev.lanes.lifecycle.GroupedComponent;
+import dev.lanes.lifecycle.RuntimeComponent;
 import dev.lanes.scheduler.AggregateSchedulerSupplier;
 import java.util.List;
 
@@ -11,10 +11,10 @@ import java.util.List;
  * group drains the dispatchers in reverse order, then stops the supplier.
  */
 final class BenchComponent implements GroupedComponent {
-    private final ComponentGroup lifecycle;
+    private final RuntimeComponent lifecycle;
 
     BenchComponent(List<AggregateDispatcher<BenchMessage>> dispatchers, AggregateSchedulerSupplier schedulers) {
-        this.lifecycle = new ComponentGroup(name(), dispatchers, schedulers);
+        this.lifecycle = RuntimeComponent.group(name(), dispatchers, schedulers);
     }
 
     @Override
@@ -23,7 +23,7 @@ final class BenchComponent implements GroupedComponent {
     }
 
     @Override
-    public ComponentGroup lifecycle() {
+    public RuntimeComponent lifecycle() {
         return lifecycle;
     }
 }

@@ -141,9 +141,7 @@ final class EngineFindings {
                         settings.strategy() == LaneStrategy.KEYED ? "that id" : "its hash group"));
             case MANY_TYPES ->
                 report.setup.add(String.format(
-                        Locale.ROOT,
-                        "%d aggregate types share one DefaultAggregateSchedulerSupplier",
-                        settings.types()));
+                        Locale.ROOT, "%d aggregate types share one AggregateSchedulerSupplier", settings.types()));
             default -> report.setup.add("handler: order check, then Mono.empty()");
         }
         report.options.put("aggregates", Integer.toString(settings.aggregates()));

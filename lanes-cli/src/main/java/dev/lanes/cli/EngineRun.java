@@ -7,7 +7,8 @@ import dev.lanes.dispatch.LaneStrategy;
 import dev.lanes.dispatch.MessageExchange;
 import dev.lanes.runtime.LanesRuntime;
 import dev.lanes.runtime.ShutdownReport;
-import dev.lanes.scheduler.DefaultAggregateSchedulerSupplier;
+import dev.lanes.scheduler.AggregateSchedulerSupplier;
+import dev.lanes.scheduler.AggregateSchedulers;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,7 +22,7 @@ import reactor.core.publisher.Sinks;
 
 /**
  * The lane engine's scenarios: one {@link AggregateDispatcher} per aggregate type, all on one {@link
- * DefaultAggregateSchedulerSupplier}, under a {@link LanesRuntime}; a pulled or paced source per type; a handler that
+ * AggregateSchedulerSupplier}, under a {@link LanesRuntime}; a pulled or paced source per type; a handler that
  * checks per-id order and then costs nothing, burns CPU, waits (hot id) or never completes (stuck lane). The run ends
  * when every message outside the stuck lane was settled, then the runtime stops gracefully under its deadline.
  */
@@ -81,7 +82,8 @@ final class EngineRun {
                 new Report(settings.scenario().label, settings.strategy().name().toLowerCase(Locale.ROOT));
         EngineFindings findings = new EngineFindings(settings, traffic, probe, burner);
         findings.describe(report);
-        DefaultAggregateSchedulerSupplier schedulers = new DefaultAggregateSchedulerSupplier(THREAD_PREFIX);
+        int workersPerType = reactor.core.scheduler.Schedulers.DEFAULT_POOL_SIZE;
+        AggregateSchedulerSupplier schedulers = AggregateSchedulers.perType(THREAD_PREFIX, workersPerType);
         PacedSource paced = settings.rate() > 0 ? new PacedSource(traffic, probe, settings.rate()) : null;
         List<AggregateDispatcher<BenchMessage>> dispatchers = new ArrayList<>();
         LaneSettings lanes = LaneSettings.DEFAULT
@@ -171,7 +173,7 @@ final class EngineRun {
                     "%d scheduler worker threads for %d aggregate types (one scheduler of %d per type)",
                     schedulerThreads,
                     settings.types(),
-                    schedulers.parallelism()));
+                    workersPerType));
         }
         if (!settings.warmup().isZero()) {
             report.notes.add(String.format(

@@ -1,9 +1,9 @@
 package dev.lanes.cli;
 
 import dev.lanes.eventsourcing.EventStore;
-import dev.lanes.eventsourcing.InMemoryEventStore;
-import dev.lanes.eventsourcing.InMemorySnapshotStore;
+import dev.lanes.eventsourcing.EventStores;
 import dev.lanes.eventsourcing.SnapshotStore;
+import dev.lanes.eventsourcing.SnapshotStores;
 import dev.lanes.postgres.PostgresEventStore;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Model.CommandSpec;
@@ -54,7 +54,7 @@ final class StoreOptions {
      */
     Stores open() {
         if (kind == Kind.MEMORY || jdbcUrl == null) {
-            return new Stores(new InMemoryEventStore(), new InMemorySnapshotStore(), "in-memory event store", () -> {});
+            return new Stores(EventStores.inMemory(), SnapshotStores.inMemory(), "in-memory event store", () -> {});
         }
         String schema = "lanes_run_" + System.currentTimeMillis();
         PostgresEventStore events = PostgresEventStore.connect(inFreshSchema(jdbcUrl, schema), user, password);

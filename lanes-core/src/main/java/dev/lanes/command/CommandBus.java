@@ -2,8 +2,8 @@ package dev.lanes.command;
 
 import dev.lanes.api.NamedAggregate;
 import dev.lanes.dispatch.MessageExchange;
+import dev.lanes.flow.IntakeGate;
 import dev.lanes.messaging.CommandMessage;
-import dev.lanes.messaging.IntakeGate;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 

@@ -6,28 +6,31 @@ import dev.lanes.dispatch.DispatcherMetrics;
 import dev.lanes.dispatch.LaneSettings;
 import dev.lanes.dispatch.MessageExchange;
 import dev.lanes.dispatch.ParkingLot;
+import dev.lanes.dispatch.ParkingLots;
 import dev.lanes.dispatch.RetryPolicy;
 import dev.lanes.event.DomainEventBus;
 import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.eventsourcing.SnapshotStore;
+import dev.lanes.flow.IntakeGate;
 import dev.lanes.internal.Require;
+import dev.lanes.lifecycle.GroupedComponent;
+import dev.lanes.lifecycle.RuntimeComponent;
+import dev.lanes.lifecycle.RuntimeContext;
 import dev.lanes.messaging.CommandMessage;
-import dev.lanes.messaging.IntakeGate;
 import dev.lanes.modeling.AggregateDefinition;
-import dev.lanes.runtime.ComponentGroup;
-import dev.lanes.runtime.GroupedComponent;
-import dev.lanes.runtime.RuntimeContext;
-import dev.lanes.scheduler.DefaultAggregateSchedulerSupplier;
+import dev.lanes.scheduler.AggregateSchedulerSupplier;
+import dev.lanes.scheduler.AggregateSchedulers;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
  * The command side of one instance: one {@link AggregateDispatcher} per aggregate type, all on the schedulers of one
- * {@link DefaultAggregateSchedulerSupplier} that this component owns and stops after its dispatchers drained.
+ * {@link AggregateSchedulerSupplier} that this component owns and stops after its dispatchers drained.
  *
  * <p>Per command, in its aggregate's lane: load (cache, or snapshot + tail) -> decide -> evolve -> append -> publish to
  * the {@link DomainEventBus} (only after the append succeeded) -> report to {@link CommandResults}. A version conflict
@@ -57,14 +60,15 @@ public final class CommandDispatcher implements GroupedComponent {
             LaneSettings.DEFAULT.withRetryPolicy(DEFAULT_RETRY_POLICY).withOverflow(LaneSettings.Overflow.REJECT);
 
     private final String name;
-    private final DefaultAggregateSchedulerSupplier schedulers;
+    private final AggregateSchedulerSupplier schedulers;
     private final List<AggregateDispatcher<CommandMessage>> dispatchers;
     private final List<IntakeGate> fronts = new ArrayList<>();
-    private final ComponentGroup group;
+    private final RuntimeComponent group;
 
     private CommandDispatcher(Builder builder) {
         this.name = builder.name;
-        this.schedulers = new DefaultAggregateSchedulerSupplier(name, builder.schedulerParallelism);
+        AggregateSchedulerSupplier given = builder.schedulers;
+        this.schedulers = given != null ? given : AggregateSchedulers.perType(name, builder.schedulerParallelism);
         this.dispatchers = new ArrayList<>();
         for (AggregateDefinition<?> definition : builder.definitions) {
             AggregateProcessor<?> processor = new AggregateProcessor<>(
@@ -96,7 +100,7 @@ public final class CommandDispatcher implements GroupedComponent {
                     .metrics(builder.metrics)
                     .build());
         }
-        this.group = new ComponentGroup(name, dispatchers, schedulers);
+        this.group = RuntimeComponent.group(name, dispatchers, schedulers);
     }
 
     /** Starts a builder; register at least one aggregate definition. */
@@ -105,9 +109,9 @@ public final class CommandDispatcher implements GroupedComponent {
         return new Builder(commandBus, eventStore, eventBus, results);
     }
 
-    /** Drains the children in reverse order, then stops the owned schedulers (see {@link ComponentGroup}). */
+    /** Drains the children in reverse order, then stops the owned schedulers (see {@link RuntimeComponent#group}). */
     @Override
-    public ComponentGroup lifecycle() {
+    public RuntimeComponent lifecycle() {
         return group;
     }
 
@@ -143,7 +147,8 @@ public final class CommandDispatcher implements GroupedComponent {
         return List.copyOf(dispatchers);
     }
 
-    public DefaultAggregateSchedulerSupplier schedulers() {
+    /** The supplier this dispatcher owns and stops after its dispatchers drained. */
+    public AggregateSchedulerSupplier schedulers() {
         return schedulers;
     }
 
@@ -166,7 +171,8 @@ public final class CommandDispatcher implements GroupedComponent {
         private int cacheCapacity = 10_000;
         private int schedulerParallelism = reactor.core.scheduler.Schedulers.DEFAULT_POOL_SIZE;
         private DispatcherMetrics metrics = DispatcherMetrics.NONE;
-        private ParkingLot parkingLot = ParkingLot.inMemory();
+        private ParkingLot parkingLot = ParkingLots.inMemory();
+        private @Nullable AggregateSchedulerSupplier schedulers;
 
         private Builder(CommandBus commandBus, EventStore eventStore, DomainEventBus eventBus, CommandResults results) {
             this.commandBus = Objects.requireNonNull(commandBus, "commandBus");
@@ -209,9 +215,21 @@ public final class CommandDispatcher implements GroupedComponent {
             return this;
         }
 
-        /** Workers per aggregate type; Reactor's default pool size unless set. */
+        /**
+         * Workers per aggregate type of the default supplier ({@link AggregateSchedulers#perType}, threads named {@code
+         * <name>-<aggregate>-<n>}); Reactor's default pool size unless set. Ignored when {@link #schedulers} is set.
+         */
         public Builder schedulerParallelism(int schedulerParallelism) {
             this.schedulerParallelism = Require.positive(schedulerParallelism, "schedulerParallelism");
+            return this;
+        }
+
+        /**
+         * The supplier this dispatcher owns and stops after its dispatchers drained; by default {@link
+         * AggregateSchedulers#perType} with this dispatcher's name. Give each dispatcher a supplier of its own.
+         */
+        public Builder schedulers(AggregateSchedulerSupplier schedulers) {
+            this.schedulers = Objects.requireNonNull(schedulers, "schedulers");
             return this;
         }
 

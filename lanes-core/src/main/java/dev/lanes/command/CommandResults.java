@@ -13,13 +13,17 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 /**
- * Where the senders of commands on this instance wait for their outcome, and where the command dispatcher and the
- * projections report it.
+ * Where the senders of commands on this instance wait for their outcome. Senders wait through a {@link CommandGateway};
+ * the command side (bus, dispatcher, gateway of this package) reports each command's progress here, and each projection
+ * through the one {@link ProjectionListener} it was given ({@link #projection}), and a distributed bus reports the
+ * answers of other instances through the one {@link RemoteOutcomes} it was given ({@link #forwardUntracked}). No
+ * public method answers a wait: only the components a command passes through can end it.
  *
  * <p><b>Every wait ends</b>, once: with the result at the stage asked for; with the command's failure; with a {@link
  * StageNotReachedException} when a stop, the sender's timeout or a failed projection ends it first (saying how far the
@@ -46,7 +50,9 @@ public final class CommandResults {
     private final ConcurrentHashMap<MaterializedNamedAggregate, Set<String>> projectionsByType =
             new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Reason> stoppedProjections = new ConcurrentHashMap<>();
+    private final Set<String> declaredProjections = ConcurrentHashMap.newKeySet();
     private volatile UntrackedOutcomes untracked = UntrackedOutcomes.NONE;
+    private final AtomicReference<@Nullable String> connectedBus = new AtomicReference<>();
 
     /**
      * Where the outcomes of commands that no sender on this instance waits for go: a bus whose senders may wait on
@@ -66,6 +72,19 @@ public final class CommandResults {
         void processed(CommandMessage command, int version, List<Object> events);
 
         /** As {@link CommandResults#failed}, for a failure that is not a stop (a stopped command is redelivered). */
+        void failed(CommandMessage command, Throwable error);
+    }
+
+    /**
+     * Where a command bus whose senders may wait on other instances reports what those instances answered for the
+     * commands sent from here: each answer ends its sender's wait as if the command had been processed (or had failed)
+     * here. Given once, to the bus that connects ({@link #forwardUntracked}). Thread-safety: any thread; never blocks.
+     */
+    public interface RemoteOutcomes {
+        /** {@code command} was processed elsewhere: stored at {@code version} (0 and no events: it changed nothing). */
+        void processed(CommandMessage command, int version, List<Object> events);
+
+        /** {@code command} failed elsewhere with {@code error} (not a stop: a stopped command is redelivered). */
         void failed(CommandMessage command, Throwable error);
     }
 
@@ -94,11 +113,50 @@ public final class CommandResults {
     }
 
     /**
-     * Sends the outcomes of commands that no sender here waits for to {@code outcomes} (one target; a later call
-     * replaces it). A distributed command bus uses it to answer senders on other instances.
+     * Connects a distributed command bus, once: the outcomes of commands that no sender here waits for go to {@code
+     * outcomes} (the bus answers senders on other instances with them), and the returned {@link RemoteOutcomes} is
+     * where the bus reports what other instances answered for the senders here. Only the first bus connects: the
+     * capability to answer a wait is given out once.
+     *
+     * @throws IllegalStateException naming the bus already connected, or the in-memory bus these results were given to
      */
-    public void forwardUntracked(UntrackedOutcomes outcomes) {
-        this.untracked = Objects.requireNonNull(outcomes, "outcomes");
+    public RemoteOutcomes forwardUntracked(UntrackedOutcomes outcomes) {
+        Objects.requireNonNull(outcomes, "outcomes");
+        claim(outcomes.toString());
+        this.untracked = outcomes;
+        return new Remote();
+    }
+
+    /** An in-memory bus reports to these results: no distributed bus may connect any more. */
+    void servedLocally(String bus) {
+        connectedBus.compareAndSet(null, bus);
+    }
+
+    private void claim(String bus) {
+        if (!connectedBus.compareAndSet(null, bus)) {
+            throw new IllegalStateException(
+                    this + " already serves " + connectedBus.get() + "; " + bus + " cannot connect to it");
+        }
+    }
+
+    /** What other instances answered, as if reported here. */
+    private final class Remote implements RemoteOutcomes {
+        @Override
+        public void processed(CommandMessage command, int version, List<Object> events) {
+            CommandResults.this.processed(
+                    Objects.requireNonNull(command, "command"), version, Objects.requireNonNull(events, "events"));
+        }
+
+        @Override
+        public void failed(CommandMessage command, Throwable error) {
+            CommandResults.this.failed(
+                    Objects.requireNonNull(command, "command"), Objects.requireNonNull(error, "error"));
+        }
+
+        @Override
+        public String toString() {
+            return "RemoteOutcomes[" + connectedBus.get() + "]";
+        }
     }
 
     /** Commands sent from here whose wait has not ended. */
@@ -145,7 +203,7 @@ public final class CommandResults {
     }
 
     /** The command's events were appended and published ({@code version} 0 and no events: it changed nothing). */
-    public void processed(CommandMessage command, int version, List<Object> events) {
+    void processed(CommandMessage command, int version, List<Object> events) {
         TrackedCommand tracked = byCommandId.get(command.messageId());
         if (tracked != null) {
             apply(tracked, tracked.processed(version, events, expectedProjections(command), stoppedProjections));
@@ -159,7 +217,7 @@ public final class CommandResults {
      * (then the stored result), or {@code error} says that its receiver stopped (a dispatcher's rejection because it
      * stopped, or a bus that no longer takes new commands: then the stop, see {@link #stopped}).
      */
-    public void failed(CommandMessage command, Throwable error) {
+    void failed(CommandMessage command, Throwable error) {
         if (error instanceof ExchangeRejectedException rejected && stopReason(rejected) != null) {
             stopped(command, Objects.requireNonNull(stopReason(rejected)), error);
             return;
@@ -180,7 +238,7 @@ public final class CommandResults {
      * A stop ended the command's wait before its stage: the sender learns how far it got (see {@link
      * StageNotReachedException}). If its lane had not begun the append, the append will not happen.
      */
-    public void stopped(CommandMessage command, Reason reason, @Nullable Throwable cause) {
+    void stopped(CommandMessage command, Reason reason, @Nullable Throwable cause) {
         TrackedCommand tracked = byCommandId.get(command.messageId());
         if (tracked != null) {
             apply(tracked, tracked.stopped(reason, cause));
@@ -198,10 +256,60 @@ public final class CommandResults {
     // ---------------------------------------------------------------- projections
 
     /**
-     * Declares the projections that handle the events of {@code namedAggregate}: a sender waiting for {@code
-     * PROJECTED} waits for all of them. Called by the event side when it is built.
+     * Declares projection {@code name} of the events of {@code types} and returns the listener through which it
+     * reports: from now on, a sender waiting for {@code PROJECTED} on a command of one of these types waits for it too.
+     * The event side calls this once per projection, when it is built ({@code
+     * CompositeEventDispatcher.Builder.commandResults}), and hands the listener to the projection's dispatcher.
+     *
+     * @throws IllegalArgumentException naming the projection when it was declared before: its listener was given out
+     *     already
      */
-    public void expectProjections(NamedAggregate namedAggregate, Set<String> projections) {
+    public ProjectionListener projection(String name, Set<? extends NamedAggregate> types) {
+        Require.notBlank(name, "name");
+        Objects.requireNonNull(types, "types");
+        if (!declaredProjections.add(name)) {
+            throw new IllegalArgumentException(
+                    "projection '" + name + "' is declared already in " + this + ": its listener was given out");
+        }
+        types.forEach(type -> expectProjections(type, Set.of(name)));
+        return new Projection(name);
+    }
+
+    /** One projection's reports, as the calls below. */
+    private final class Projection implements ProjectionListener {
+        private final String name;
+
+        Projection(String name) {
+            this.name = name;
+        }
+
+        @Override
+        public void projected(String commandId) {
+            CommandResults.this.projected(Objects.requireNonNull(commandId, "commandId"), name);
+        }
+
+        @Override
+        public void failed(String commandId, Throwable error) {
+            projectionFailed(
+                    Objects.requireNonNull(commandId, "commandId"), name, Objects.requireNonNull(error, "error"));
+        }
+
+        @Override
+        public void stopped(Reason reason) {
+            projectionStopped(name, reason);
+        }
+
+        @Override
+        public String toString() {
+            return "ProjectionListener[" + name + "]";
+        }
+    }
+
+    /**
+     * Declares the projections that handle the events of {@code namedAggregate}: a sender waiting for {@code
+     * PROJECTED} waits for all of them.
+     */
+    void expectProjections(NamedAggregate namedAggregate, Set<String> projections) {
         projectionsByType.merge(namedAggregate.materialize(), Set.copyOf(projections), (a, b) -> {
             Set<String> union = new HashSet<>(a);
             union.addAll(b);
@@ -210,7 +318,7 @@ public final class CommandResults {
     }
 
     /** A projection handled the events of command {@code commandId} (it may come before {@link #processed}). */
-    public void projected(String commandId, String projection) {
+    void projected(String commandId, String projection) {
         TrackedCommand tracked = byCommandId.get(commandId);
         if (tracked != null) {
             apply(tracked, tracked.projected(projection, expectedProjections(tracked.command), stoppedProjections));
@@ -218,7 +326,7 @@ public final class CommandResults {
     }
 
     /** A projection gave up on the events of command {@code commandId}: its {@code PROJECTED} sender is told. */
-    public void projectionFailed(String commandId, String projection, Throwable error) {
+    void projectionFailed(String commandId, String projection, Throwable error) {
         TrackedCommand tracked = byCommandId.get(commandId);
         if (tracked != null) {
             apply(tracked, tracked.projectionFailed(error));
@@ -229,7 +337,7 @@ public final class CommandResults {
      * A projection stopped: every {@code PROJECTED} wait on it whose events it has not handled ends with a {@link
      * StageNotReachedException} of {@code reason} (at once when the events are stored, else when they are).
      */
-    public void projectionStopped(String projection, Reason reason) {
+    void projectionStopped(String projection, Reason reason) {
         Objects.requireNonNull(reason, "reason");
         stoppedProjections.putIfAbsent(Require.notBlank(projection, "projection"), reason);
         for (TrackedCommand tracked : byCommandId.values()) {

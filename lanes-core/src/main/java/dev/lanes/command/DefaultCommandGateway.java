@@ -16,12 +16,12 @@ import reactor.core.publisher.Mono;
  * is in flight, else registers the sender's wait with {@link CommandResults} and sends. A command that fails to send
  * leaves nothing behind.
  */
-public final class DefaultCommandGateway implements CommandGateway {
+final class DefaultCommandGateway implements CommandGateway {
     private final CommandBus commandBus;
     private final EventStore eventStore;
     private final CommandResults results;
 
-    public DefaultCommandGateway(CommandBus commandBus, EventStore eventStore, CommandResults results) {
+    DefaultCommandGateway(CommandBus commandBus, EventStore eventStore, CommandResults results) {
         this.commandBus = Objects.requireNonNull(commandBus, "commandBus");
         this.eventStore = Objects.requireNonNull(eventStore, "eventStore");
         this.results = Objects.requireNonNull(results, "results");

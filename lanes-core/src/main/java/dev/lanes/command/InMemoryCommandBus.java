@@ -4,11 +4,11 @@ import dev.lanes.api.MaterializedNamedAggregate;
 import dev.lanes.api.NamedAggregate;
 import dev.lanes.command.StageNotReachedException.Reason;
 import dev.lanes.dispatch.MessageExchange;
-import dev.lanes.messaging.BacklogRoute;
-import dev.lanes.messaging.BoundedRoute;
+import dev.lanes.flow.IntakeGate;
+import dev.lanes.internal.route.BacklogRoute;
+import dev.lanes.internal.route.BoundedRoute;
+import dev.lanes.internal.route.LocalExchange;
 import dev.lanes.messaging.CommandMessage;
-import dev.lanes.messaging.IntakeGate;
-import dev.lanes.messaging.LocalExchange;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import reactor.core.publisher.Flux;
@@ -33,7 +33,7 @@ import reactor.core.publisher.Sinks;
  * kept for it. A rejection by the dispatcher (lane full, stopping) reaches the sender through the {@link
  * CommandResults} it registered with; commands still held when the dispatcher goes away are answered as stopped.
  */
-public final class InMemoryCommandBus implements CommandBus {
+final class InMemoryCommandBus implements CommandBus {
     private final ConcurrentHashMap<MaterializedNamedAggregate, Routes> routes = new ConcurrentHashMap<>();
     private final int capacityPerType;
     private final CommandResults results;
@@ -43,9 +43,10 @@ public final class InMemoryCommandBus implements CommandBus {
             BoundedRoute<MessageExchange<CommandMessage>> commands,
             BacklogRoute<MessageExchange<CommandMessage>> followUps) {}
 
-    public InMemoryCommandBus(int capacityPerType, CommandResults results) {
+    InMemoryCommandBus(int capacityPerType, CommandResults results) {
         this.capacityPerType = BoundedRoute.requireCapacity(capacityPerType, "capacityPerType");
         this.results = Objects.requireNonNull(results, "results");
+        results.servedLocally(toString());
     }
 
     @Override

@@ -5,9 +5,9 @@ import dev.lanes.api.NamedAggregate;
 import dev.lanes.dispatch.DispatcherMetrics.LaneRecorder;
 import dev.lanes.dispatch.ExchangeRejectedException.Reason;
 import dev.lanes.internal.Require;
-import dev.lanes.runtime.ActivityLease;
-import dev.lanes.runtime.RuntimeComponent;
-import dev.lanes.runtime.RuntimeContext;
+import dev.lanes.lifecycle.ActivityLease;
+import dev.lanes.lifecycle.RuntimeComponent;
+import dev.lanes.lifecycle.RuntimeContext;
 import dev.lanes.scheduler.AggregateSchedulerSupplier;
 import java.time.Duration;
 import java.time.Instant;
@@ -52,7 +52,7 @@ import reactor.core.scheduler.Schedulers;
  * a worker, which runs its exchanges one after the other while their handlers end at once (up to a batch, then the lane
  * goes back to the workers' queue); a handler that ends later continues the lane from wherever it ends, through a
  * worker. Nothing is locked per exchange. With the schedulers of {@link
- * dev.lanes.scheduler.DefaultAggregateSchedulerSupplier} any free worker of the type takes the next ready lane. The
+ * dev.lanes.scheduler.AggregateSchedulers} any free worker of the type takes the next ready lane. The
  * exchanges a source emits inside the dispatcher's own request, on the requesting thread, are admitted in batches and
  * reach each lane as one chain when the request returns (see {@link LaneWriter}); exchanges emitted from elsewhere are
  * admitted one by one, in delivery order with the others.
@@ -857,7 +857,7 @@ public final class AggregateDispatcher<M> implements RuntimeComponent, HandlerSu
         private @Nullable ExchangeHandler<M> handler;
         private @Nullable AggregateSchedulerSupplier schedulers;
         private LaneSettings settings = LaneSettings.DEFAULT;
-        private ParkingLot parkingLot = ParkingLot.inMemory();
+        private ParkingLot parkingLot = ParkingLots.inMemory();
         private DispatcherMetrics metrics = DispatcherMetrics.NONE;
         private LongSupplier nanoTime = System::nanoTime;
         private Scheduler cleanup = Schedulers.boundedElastic();

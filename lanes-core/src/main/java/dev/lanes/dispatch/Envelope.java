@@ -1,6 +1,6 @@
 package dev.lanes.dispatch;
 
-import dev.lanes.runtime.ActivityLease;
+import dev.lanes.lifecycle.ActivityLease;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import org.jspecify.annotations.Nullable;

@@ -10,7 +10,7 @@ import org.slf4j.LoggerFactory;
  * Keeps parked messages in memory, in parking order, and logs each at WARN. Unbounded: parked messages are exceptional,
  * and dropping them would lose them in silence; drain it with {@link #takeAll()}.
  */
-public final class InMemoryParkingLot implements ParkingLot {
+final class InMemoryParkingLot implements RetainingParkingLot {
     private static final Logger log = LoggerFactory.getLogger(InMemoryParkingLot.class);
     private final ConcurrentLinkedQueue<ParkedMessage> parked = new ConcurrentLinkedQueue<>();
 
@@ -27,12 +27,12 @@ public final class InMemoryParkingLot implements ParkingLot {
                 message.error().toString());
     }
 
-    /** A snapshot, oldest first. */
+    @Override
     public List<ParkedMessage> entries() {
         return List.copyOf(parked);
     }
 
-    /** Removes and returns every parked message, oldest first (for replay). */
+    @Override
     public List<ParkedMessage> takeAll() {
         List<ParkedMessage> taken = new ArrayList<>();
         for (ParkedMessage next; (next = parked.poll()) != null; ) {
@@ -41,7 +41,13 @@ public final class InMemoryParkingLot implements ParkingLot {
         return taken;
     }
 
+    @Override
     public int size() {
         return parked.size();
+    }
+
+    @Override
+    public String toString() {
+        return "InMemoryParkingLot[" + parked.size() + " parked]";
     }
 }

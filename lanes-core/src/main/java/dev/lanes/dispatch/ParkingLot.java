@@ -11,9 +11,4 @@ package dev.lanes.dispatch;
 public interface ParkingLot {
 
     void park(ParkedMessage parked);
-
-    /** A new, unbounded in-memory parking lot. */
-    static InMemoryParkingLot inMemory() {
-        return new InMemoryParkingLot();
-    }
 }

@@ -3,12 +3,12 @@ package dev.lanes.event;
 import dev.lanes.api.MaterializedNamedAggregate;
 import dev.lanes.api.NamedAggregate;
 import dev.lanes.dispatch.MessageExchange;
+import dev.lanes.flow.Backlog;
+import dev.lanes.flow.IntakeGate;
 import dev.lanes.internal.Require;
-import dev.lanes.messaging.Backlog;
-import dev.lanes.messaging.BacklogRoute;
+import dev.lanes.internal.route.BacklogRoute;
+import dev.lanes.internal.route.LocalExchange;
 import dev.lanes.messaging.DomainEventStream;
-import dev.lanes.messaging.IntakeGate;
-import dev.lanes.messaging.LocalExchange;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -31,7 +31,7 @@ import reactor.core.publisher.Mono;
  * <p>Not durable: a group sees the streams published after it subscribed; a stream its dispatcher rejects (it was
  * stopping) is logged and not redelivered. Use a durable bus where that matters.
  */
-public final class InMemoryDomainEventBus implements DomainEventBus {
+final class InMemoryDomainEventBus implements DomainEventBus {
     private static final Logger log = LoggerFactory.getLogger(InMemoryDomainEventBus.class);
 
     private final int budget;
@@ -45,7 +45,7 @@ public final class InMemoryDomainEventBus implements DomainEventBus {
      * @param budget streams a consumer group's route may hold before the intake of its aggregate type pauses
      * @throws IllegalArgumentException naming the value if {@code budget} is not positive
      */
-    public InMemoryDomainEventBus(int budget) {
+    InMemoryDomainEventBus(int budget) {
         this.budget = Require.positive(budget, "budget");
     }
 

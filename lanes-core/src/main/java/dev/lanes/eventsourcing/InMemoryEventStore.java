@@ -16,7 +16,7 @@ import reactor.core.publisher.Mono;
  * Keeps every aggregate's streams in memory. One monitor per aggregate makes an append atomic against concurrent
  * appends to the same aggregate; different aggregates never contend.
  */
-public final class InMemoryEventStore implements EventStore {
+final class InMemoryEventStore implements EventStore {
     private final ConcurrentHashMap<AggregateId, Log> logs = new ConcurrentHashMap<>();
 
     /** One aggregate's streams, in version order (index = version - 1), and the stream of each request id. */
@@ -91,14 +91,8 @@ public final class InMemoryEventStore implements EventStore {
         });
     }
 
-    /** How many aggregates have at least one stream. */
-    public int aggregateCount() {
-        int count = 0;
-        for (Log log : logs.values()) {
-            synchronized (log) {
-                count += log.streams.isEmpty() ? 0 : 1;
-            }
-        }
-        return count;
+    @Override
+    public String toString() {
+        return "InMemoryEventStore[" + logs.size() + " aggregate(s)]";
     }
 }

@@ -6,7 +6,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import reactor.core.publisher.Mono;
 
 /** Keeps the latest snapshot of each aggregate in memory. */
-public final class InMemorySnapshotStore implements SnapshotStore {
+final class InMemorySnapshotStore implements SnapshotStore {
     private final ConcurrentHashMap<AggregateId, Snapshot> snapshots = new ConcurrentHashMap<>();
 
     @Override
@@ -22,7 +22,8 @@ public final class InMemorySnapshotStore implements SnapshotStore {
                 (old, candidate) -> candidate.version() > old.version() ? candidate : old));
     }
 
-    public int size() {
-        return snapshots.size();
+    @Override
+    public String toString() {
+        return "InMemorySnapshotStore[" + snapshots.size() + " snapshot(s)]";
     }
 }

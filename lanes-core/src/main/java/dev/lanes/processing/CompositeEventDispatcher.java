@@ -1,27 +1,26 @@
 package dev.lanes.processing;
 
 import dev.lanes.command.CommandResults;
+import dev.lanes.command.ProjectionListener;
 import dev.lanes.dispatch.AggregateDispatcher;
 import dev.lanes.dispatch.DispatcherMetrics;
-import dev.lanes.dispatch.InMemoryParkingLot;
 import dev.lanes.dispatch.LaneSettings;
 import dev.lanes.dispatch.ParkedMessage;
 import dev.lanes.dispatch.ParkingLot;
+import dev.lanes.dispatch.ParkingLots;
+import dev.lanes.dispatch.RetainingParkingLot;
 import dev.lanes.event.DomainEventBus;
 import dev.lanes.internal.Require;
+import dev.lanes.lifecycle.GroupedComponent;
+import dev.lanes.lifecycle.RuntimeComponent;
 import dev.lanes.messaging.DomainEventStream;
-import dev.lanes.runtime.ComponentGroup;
-import dev.lanes.runtime.GroupedComponent;
-import dev.lanes.runtime.RuntimeComponent;
 import dev.lanes.scheduler.AggregateSchedulerSupplier;
-import dev.lanes.scheduler.BorrowedAggregateSchedulerSupplier;
-import dev.lanes.scheduler.DefaultAggregateSchedulerSupplier;
+import dev.lanes.scheduler.AggregateSchedulers;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
@@ -30,7 +29,7 @@ import reactor.core.publisher.Mono;
  * The event side of one instance: its processors (handlers, projections, sagas, snapshotters), each a consumer group on
  * the domain event bus, running on the schedulers of one supplier that this component owns.
  *
- * <p>Ownership: every child gets a {@link BorrowedAggregateSchedulerSupplier} view; a child's stop or force never
+ * <p>Ownership: every child gets a borrowed view ({@link AggregateSchedulers#borrowed}); a child's stop or force never
  * disposes the shared schedulers. Only this component stops the real supplier, once, after its children drained.
  *
  * <p>Lifecycle: prepare subscribes every child to the bus before any child gets demand (start), so nothing published
@@ -44,15 +43,15 @@ public final class CompositeEventDispatcher implements GroupedComponent {
     private final List<ProcessorDispatcher> children;
     private final Map<String, EventProcessor> processors;
     private final ParkingLot parkingLot;
-    private final ComponentGroup group;
+    private final RuntimeComponent group;
 
     private CompositeEventDispatcher(Builder builder) {
         this.name = builder.name;
         this.schedulers = builder.schedulers != null
                 ? builder.schedulers
-                : new DefaultAggregateSchedulerSupplier(name, builder.schedulerParallelism);
+                : AggregateSchedulers.perType(name, builder.schedulerParallelism);
         this.parkingLot = builder.parkingLot;
-        AggregateSchedulerSupplier borrowed = BorrowedAggregateSchedulerSupplier.borrow(schedulers);
+        AggregateSchedulerSupplier borrowed = AggregateSchedulers.borrowed(schedulers);
         this.processors = new LinkedHashMap<>();
         this.children = new ArrayList<>();
         for (EventProcessor processor : builder.processors) {
@@ -64,25 +63,18 @@ public final class CompositeEventDispatcher implements GroupedComponent {
                     builder.settings,
                     parkingLot,
                     builder.metrics,
-                    builder.results));
+                    projectionListener(processor, builder.results)));
         }
-        if (builder.results != null) {
-            declareProjections(builder.results);
-        }
-        this.group = new ComponentGroup(name, children, schedulers);
+        this.group = RuntimeComponent.group(name, children, schedulers);
     }
 
-    private void declareProjections(CommandResults results) {
-        Map<dev.lanes.api.MaterializedNamedAggregate, Set<String>> byType = new LinkedHashMap<>();
-        for (EventProcessor processor : processors.values()) {
-            if (processor.kind() == ProcessorKind.PROJECTION) {
-                processor
-                        .aggregateTypes()
-                        .forEach(type -> byType.computeIfAbsent(type, t -> new java.util.HashSet<>())
-                                .add(processor.name()));
-            }
+    /** A projection reports to the senders' waits; other processors do not. */
+    private static @Nullable ProjectionListener projectionListener(
+            EventProcessor processor, @Nullable CommandResults results) {
+        if (results == null || processor.kind() != ProcessorKind.PROJECTION) {
+            return null;
         }
-        byType.forEach(results::expectProjections);
+        return results.projection(processor.name(), processor.aggregateTypes());
     }
 
     /** Starts a builder; the name also names the scheduler threads ({@code <name>-<aggregate>-<n>}). */
@@ -90,9 +82,9 @@ public final class CompositeEventDispatcher implements GroupedComponent {
         return new Builder(name, eventBus);
     }
 
-    /** Drains the children in reverse order, then stops the owned schedulers (see {@link ComponentGroup}). */
+    /** Drains the children in reverse order, then stops the owned schedulers (see {@link RuntimeComponent#group}). */
     @Override
-    public ComponentGroup lifecycle() {
+    public RuntimeComponent lifecycle() {
         return group;
     }
 
@@ -113,9 +105,9 @@ public final class CompositeEventDispatcher implements GroupedComponent {
                 .collect(Collectors.toUnmodifiableList());
     }
 
-    /** The parked events, oldest first, when the parking lot is the default in-memory one. */
+    /** The parked events, oldest first, when the parking lot keeps them (the default in-memory one does). */
     public List<ParkedMessage> parked() {
-        return parkingLot instanceof InMemoryParkingLot inMemory ? inMemory.entries() : List.of();
+        return parkingLot instanceof RetainingParkingLot retaining ? retaining.entries() : List.of();
     }
 
     /**
@@ -145,13 +137,13 @@ public final class CompositeEventDispatcher implements GroupedComponent {
         });
     }
 
-    /** Replays and removes every parked entry of the default in-memory parking lot; completes with how many succeeded. */
+    /** Replays and removes every parked entry of a parking lot that keeps them; completes with how many succeeded. */
     public Mono<Integer> replayParked() {
-        if (!(parkingLot instanceof InMemoryParkingLot inMemory)) {
+        if (!(parkingLot instanceof RetainingParkingLot retaining)) {
             return Mono.error(new IllegalStateException(
                     name + " parks into " + parkingLot + "; replay its entries with replay(entry)"));
         }
-        return reactor.core.publisher.Flux.fromIterable(inMemory.takeAll())
+        return reactor.core.publisher.Flux.fromIterable(retaining.takeAll())
                 .concatMap(this::replay)
                 .filter(Boolean::booleanValue)
                 .count()
@@ -171,7 +163,7 @@ public final class CompositeEventDispatcher implements GroupedComponent {
         private @Nullable AggregateSchedulerSupplier schedulers;
         private int schedulerParallelism = reactor.core.scheduler.Schedulers.DEFAULT_POOL_SIZE;
         private LaneSettings settings = LaneSettings.DEFAULT;
-        private ParkingLot parkingLot = ParkingLot.inMemory();
+        private ParkingLot parkingLot = ParkingLots.inMemory();
         private DispatcherMetrics metrics = DispatcherMetrics.NONE;
         private @Nullable CommandResults results;
 
@@ -190,7 +182,7 @@ public final class CompositeEventDispatcher implements GroupedComponent {
             return this;
         }
 
-        /** The supplier this dispatcher owns and stops; by default a new {@link DefaultAggregateSchedulerSupplier}. */
+        /** The supplier this dispatcher owns and stops; by default {@link AggregateSchedulers#perType} with its name. */
         public Builder schedulers(AggregateSchedulerSupplier schedulers) {
             this.schedulers = Objects.requireNonNull(schedulers, "schedulers");
             return this;
@@ -220,7 +212,10 @@ public final class CompositeEventDispatcher implements GroupedComponent {
             return this;
         }
 
-        /** Where projections report, so senders waiting for {@code PROJECTED} complete. */
+        /**
+         * Where projections report, so senders waiting for {@code PROJECTED} complete: each projection is declared
+         * there once ({@link CommandResults#projection}), so its name must not be declared in {@code results} already.
+         */
         public Builder commandResults(CommandResults results) {
             this.results = Objects.requireNonNull(results, "results");
             return this;

@@ -1,7 +1,7 @@
 package dev.lanes.processing;
 
 import dev.lanes.api.MaterializedNamedAggregate;
-import dev.lanes.command.CommandResults;
+import dev.lanes.command.ProjectionListener;
 import dev.lanes.command.StageNotReachedException.Reason;
 import dev.lanes.dispatch.AggregateDispatcher;
 import dev.lanes.dispatch.DispatcherMetrics;
@@ -9,11 +9,11 @@ import dev.lanes.dispatch.LaneSettings;
 import dev.lanes.dispatch.MessageExchange;
 import dev.lanes.dispatch.ParkingLot;
 import dev.lanes.event.DomainEventBus;
-import dev.lanes.messaging.BacklogRoute;
+import dev.lanes.internal.route.BacklogRoute;
+import dev.lanes.lifecycle.GroupedComponent;
+import dev.lanes.lifecycle.RuntimeComponent;
+import dev.lanes.lifecycle.RuntimeContext;
 import dev.lanes.messaging.DomainEventStream;
-import dev.lanes.runtime.ComponentGroup;
-import dev.lanes.runtime.GroupedComponent;
-import dev.lanes.runtime.RuntimeContext;
 import dev.lanes.scheduler.AggregateSchedulerSupplier;
 import java.util.HashMap;
 import java.util.List;
@@ -24,8 +24,9 @@ import reactor.core.publisher.Mono;
 
 /**
  * One processor at run time: one lane engine per aggregate type it receives, on a borrowed scheduler supplier (its own
- * stop and force never release the shared schedulers). A projection reports each handled (or parked) stream to {@link
- * CommandResults}, which completes {@code PROJECTED} waits, and its stop, which ends the waits it will not complete.
+ * stop and force never release the shared schedulers). A projection reports each handled (or parked) stream to its
+ * {@link ProjectionListener}, which completes {@code PROJECTED} waits, and its stop, which ends the waits it will not
+ * complete.
  *
  * <p>A saga's lanes take two kinds of message: event streams from the bus, admitted through the saga's intake gate
  * (closed while its pending commands are at their budget), and replies to its commands, always admitted (they are what
@@ -33,10 +34,10 @@ import reactor.core.publisher.Mono;
  */
 final class ProcessorDispatcher implements GroupedComponent {
     private final EventProcessor processor;
-    private final @Nullable CommandResults results;
+    private final @Nullable ProjectionListener projection;
     private final @Nullable SagaOutbox outbox;
     private final List<AggregateDispatcher<Object>> dispatchers;
-    private final ComponentGroup group;
+    private final RuntimeComponent group;
 
     ProcessorDispatcher(
             EventProcessor processor,
@@ -45,16 +46,14 @@ final class ProcessorDispatcher implements GroupedComponent {
             LaneSettings settings,
             ParkingLot parkingLot,
             DispatcherMetrics metrics,
-            @Nullable CommandResults results) {
+            @Nullable ProjectionListener projection) {
         this.processor = processor;
-        this.results = results;
+        this.projection = projection;
         this.outbox = processor.outbox();
         ParkingLot reportingParkingLot = parked -> {
             parkingLot.park(parked);
-            if (results != null
-                    && processor.kind() == ProcessorKind.PROJECTION
-                    && parked.message() instanceof DomainEventStream stream) {
-                results.projectionFailed(stream.commandId(), processor.name(), parked.error());
+            if (projection != null && parked.message() instanceof DomainEventStream stream) {
+                projection.failed(stream.commandId(), parked.error());
             }
         };
         Map<MaterializedNamedAggregate, BacklogRoute<MessageExchange<Object>>> replies = new HashMap<>();
@@ -78,7 +77,7 @@ final class ProcessorDispatcher implements GroupedComponent {
                 }
             });
         }
-        this.group = new ComponentGroup(processor.name(), dispatchers, borrowed);
+        this.group = RuntimeComponent.group(processor.name(), dispatchers, borrowed);
     }
 
     private Flux<MessageExchange<Object>> source(
@@ -105,12 +104,11 @@ final class ProcessorDispatcher implements GroupedComponent {
 
     private Mono<Void> handle(Object message) {
         Mono<Void> handling = processor.handleMessage(message);
-        if (results == null
-                || processor.kind() != ProcessorKind.PROJECTION
-                || !(message instanceof DomainEventStream stream)) {
+        ProjectionListener listener = projection;
+        if (listener == null || !(message instanceof DomainEventStream stream)) {
             return handling;
         }
-        return handling.then(Mono.fromRunnable(() -> results.projected(stream.commandId(), processor.name())));
+        return handling.then(Mono.fromRunnable(() -> listener.projected(stream.commandId())));
     }
 
     EventProcessor processor() {
@@ -121,9 +119,9 @@ final class ProcessorDispatcher implements GroupedComponent {
         return dispatchers;
     }
 
-    /** Drains the children in reverse order, then stops the owned schedulers (see {@link ComponentGroup}). */
+    /** Drains the children in reverse order, then stops the owned schedulers (see {@link RuntimeComponent#group}). */
     @Override
-    public ComponentGroup lifecycle() {
+    public RuntimeComponent lifecycle() {
         return group;
     }
 
@@ -159,8 +157,8 @@ final class ProcessorDispatcher implements GroupedComponent {
         if (outbox != null) {
             outbox.stop();
         }
-        if (results != null && processor.kind() == ProcessorKind.PROJECTION) {
-            results.projectionStopped(processor.name(), reason);
+        if (projection != null) {
+            projection.stopped(reason);
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.lanes.runtime;
 
+import dev.lanes.lifecycle.ActivityLease;
+import dev.lanes.lifecycle.RuntimeContext;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Queue;

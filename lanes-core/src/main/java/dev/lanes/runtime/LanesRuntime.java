@@ -2,6 +2,8 @@ package dev.lanes.runtime;
 
 import dev.lanes.internal.Require;
 import dev.lanes.lifecycle.GracefullyStoppable;
+import dev.lanes.lifecycle.RuntimeComponent;
+import dev.lanes.lifecycle.RuntimeContext;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -1,7 +1,7 @@
 package dev.lanes.scheduler;
 
 import dev.lanes.api.NamedAggregate;
-import dev.lanes.lifecycle.GracefullyStoppable;
+import dev.lanes.lifecycle.ForceStoppable;
 import reactor.core.scheduler.Scheduler;
 
 /**
@@ -10,10 +10,10 @@ import reactor.core.scheduler.Scheduler;
  * <p>A scheduler is per <em>type</em> ({@code sales.order}), not per aggregate id, and it is not a lock: ordering per
  * aggregate comes from the dispatcher's lanes, and write consistency from the event store's expected-version check.
  *
- * <p>Ownership: the supplier that created a scheduler disposes it. After a stop has begun, {@link
+ * <p>Get one from {@link AggregateSchedulers}. Ownership: the supplier that created a scheduler disposes it. After a stop has begun, {@link
  * #getOrInitialize(NamedAggregate)} is rejected; a scheduler handed out before is part of the disposal.
  */
-public interface AggregateSchedulerSupplier extends GracefullyStoppable {
+public interface AggregateSchedulerSupplier extends ForceStoppable {
 
     /**
      * The scheduler of this aggregate type, created on first use and cached by the type's materialized key.
@@ -27,5 +27,6 @@ public interface AggregateSchedulerSupplier extends GracefullyStoppable {
      * Takes over a graceful stop that is still running: its observers complete when the workers have ended. Idempotent
      * and non-blocking.
      */
+    @Override
     void forceStop();
 }

@@ -11,7 +11,7 @@ import reactor.core.scheduler.Scheduler;
  * <p>Give it to children that share their parent's schedulers: a child may run its whole lifecycle, including stop and
  * force, without releasing what the parent still uses. Only the owner is ever stopped for real.
  */
-public final class BorrowedAggregateSchedulerSupplier implements AggregateSchedulerSupplier {
+final class BorrowedAggregateSchedulerSupplier implements AggregateSchedulerSupplier {
     private final AggregateSchedulerSupplier owner;
 
     private BorrowedAggregateSchedulerSupplier(AggregateSchedulerSupplier owner) {
@@ -19,7 +19,7 @@ public final class BorrowedAggregateSchedulerSupplier implements AggregateSchedu
     }
 
     /** A view of {@code owner}; borrowing a borrowed view borrows its owner. */
-    public static AggregateSchedulerSupplier borrow(AggregateSchedulerSupplier owner) {
+    static AggregateSchedulerSupplier borrow(AggregateSchedulerSupplier owner) {
         Objects.requireNonNull(owner, "owner");
         if (owner instanceof BorrowedAggregateSchedulerSupplier borrowed) {
             return borrowed;

@@ -31,7 +31,7 @@ import reactor.core.scheduler.Schedulers;
  * <p>After stop: {@link #getOrInitialize} throws {@link IllegalStateException} naming the supplier; a holder of an old
  * scheduler gets Reactor's {@link java.util.concurrent.RejectedExecutionException} when it schedules onto it.
  */
-public final class DefaultAggregateSchedulerSupplier implements AggregateSchedulerSupplier {
+final class DefaultAggregateSchedulerSupplier implements AggregateSchedulerSupplier {
     private final String name;
     private final int parallelism;
     private final Object lock = new Object();
@@ -42,7 +42,7 @@ public final class DefaultAggregateSchedulerSupplier implements AggregateSchedul
     private final Mono<Void> gracefulStop;
 
     /** A supplier whose schedulers have {@link Schedulers#DEFAULT_POOL_SIZE} workers each. */
-    public DefaultAggregateSchedulerSupplier(String name) {
+    DefaultAggregateSchedulerSupplier(String name) {
         this(name, Schedulers.DEFAULT_POOL_SIZE);
     }
 
@@ -51,7 +51,7 @@ public final class DefaultAggregateSchedulerSupplier implements AggregateSchedul
      * @param parallelism workers per aggregate type's scheduler
      * @throws IllegalArgumentException naming the value if {@code name} is blank or {@code parallelism <= 0}
      */
-    public DefaultAggregateSchedulerSupplier(String name, int parallelism) {
+    DefaultAggregateSchedulerSupplier(String name, int parallelism) {
         this(name, parallelism, false);
     }
 
@@ -80,16 +80,16 @@ public final class DefaultAggregateSchedulerSupplier implements AggregateSchedul
      *
      * @throws IllegalArgumentException naming the value if {@code name} is blank or {@code workers <= 0}
      */
-    public static DefaultAggregateSchedulerSupplier sharedPool(String name, int workers) {
+    static DefaultAggregateSchedulerSupplier sharedPool(String name, int workers) {
         return new DefaultAggregateSchedulerSupplier(name, workers, true);
     }
 
-    public String name() {
+    String name() {
         return name;
     }
 
     /** Workers per type's scheduler or, for a {@link #sharedPool} supplier, of the one shared pool. */
-    public int parallelism() {
+    int parallelism() {
         return parallelism;
     }
 
@@ -142,7 +142,7 @@ public final class DefaultAggregateSchedulerSupplier implements AggregateSchedul
     }
 
     /** The number of schedulers cached and not yet taken by a stop. */
-    public int size() {
+    int size() {
         synchronized (lock) {
             return schedulers.size();
         }

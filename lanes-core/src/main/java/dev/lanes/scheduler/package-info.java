@@ -1,5 +1,6 @@
 /**
- * Reactor schedulers per aggregate type: one cached parallel {@link reactor.core.scheduler.Scheduler} for each
+ * Reactor schedulers per aggregate type ({@link dev.lanes.scheduler.AggregateSchedulers}): one cached {@link
+ * reactor.core.scheduler.Scheduler} for each
  * materialized named aggregate, owned by the supplier that created it.
  */
 @NullMarked

@@ -1,16 +1,21 @@
 package dev.lanes.command;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 import dev.lanes.api.AggregateId;
 import dev.lanes.api.NamedAggregate;
 import dev.lanes.command.StageNotReachedException.Reason;
 import dev.lanes.command.StageNotReachedException.Storage;
-import dev.lanes.eventsourcing.InMemoryEventStore;
+import dev.lanes.eventsourcing.EventStores;
 import dev.lanes.messaging.CommandMessage;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import org.junit.jupiter.api.Nested;
@@ -49,9 +54,10 @@ class CommandResultsTest {
     @Nested
     class UntrackedOutcomes {
         private final List<String> forwarded = new java.util.concurrent.CopyOnWriteArrayList<>();
+        private final CommandResults.RemoteOutcomes remote;
 
         UntrackedOutcomes() {
-            results.forwardUntracked(new CommandResults.UntrackedOutcomes() {
+            remote = results.forwardUntracked(new CommandResults.UntrackedOutcomes() {
                 @Override
                 public void processed(CommandMessage command, int version, List<Object> events) {
                     forwarded.add("processed " + command.requestId() + " v" + version + " " + events);
@@ -73,6 +79,24 @@ class CommandResultsTest {
 
             assertThat(forwarded).containsExactly("processed remote-1 v3 [Placed]", "failed remote-2 refused");
             assertThat(local).isNotDone();
+        }
+
+        @Test
+        void theConnectedBusAnswersASenderHereWithWhatAnotherInstanceReported() {
+            CommandMessage command = command("r1");
+            CompletableFuture<CommandResult> outcome = track(command, WaitStage.PROCESSED);
+
+            remote.processed(command, 2, List.of("Placed"));
+
+            assertThat(outcome).isCompletedWithValueMatching(result -> result.version() == 2);
+            assertThat(forwarded).as("tracked here: not forwarded").isEmpty();
+        }
+
+        @Test
+        void onlyOneBusConnectsTheCapabilityToAnswerIsGivenOnce() {
+            assertThatIllegalStateException()
+                    .isThrownBy(() -> results.forwardUntracked(CommandResults.UntrackedOutcomes.NONE))
+                    .withMessageContaining("already serves");
         }
 
         @Test
@@ -261,9 +285,89 @@ class CommandResultsTest {
     }
 
     @Nested
+    class Projections {
+
+        @Test
+        void aProjectionReportsThroughItsOwnListenerAndItsSenderIsAnsweredOnceEveryProjectionHandledTheEvents() {
+            ProjectionListener orders = results.projection("Orders", Set.of(ORDER));
+            ProjectionListener invoices = results.projection("Invoices", Set.of(ORDER));
+            CommandMessage command = command("r1");
+            CompletableFuture<CommandResult> outcome = track(command, WaitStage.PROJECTED);
+            results.processed(command, 1, List.of("Placed"));
+
+            orders.projected(command.messageId());
+            assertThat(outcome).as("Invoices has not handled it").isNotDone();
+            invoices.projected(command.messageId());
+
+            assertThat(outcome)
+                    .isCompletedWithValueMatching(
+                            result -> result.stage() == WaitStage.PROJECTED && result.version() == 1);
+            assertThat(results.inFlight()).isZero();
+        }
+
+        @Test
+        void aProjectionIsDeclaredOnceASecondDeclarationIsRefusedNamingIt() {
+            results.projection("Orders", Set.of(ORDER));
+
+            assertThatIllegalArgumentException()
+                    .isThrownBy(() -> results.projection("Orders", Set.of(NamedAggregate.of("shop", "invoice"))))
+                    .withMessageContaining("'Orders'")
+                    .withMessageContaining("declared already");
+        }
+
+        @Test
+        void aProjectionThatGivesUpTellsItsSenderThatTheEventsAreStoredButNotProjected() {
+            ProjectionListener orders = results.projection("Orders", Set.of(ORDER));
+            CommandMessage command = command("r1");
+            CompletableFuture<CommandResult> outcome = track(command, WaitStage.PROJECTED);
+            results.processed(command, 3, List.of("Placed"));
+            IllegalStateException parked = new IllegalStateException("read model down");
+
+            orders.failed(command.messageId(), parked);
+
+            StageNotReachedException ended = notReached(outcome);
+            assertThat(ended.reason()).isEqualTo(Reason.PROJECTION_FAILED);
+            assertThat(ended.storage()).isEqualTo(Storage.STORED);
+            assertThat(ended).hasCause(parked);
+        }
+
+        @Test
+        void aStoppedProjectionEndsTheWaitsOnIt() {
+            ProjectionListener orders = results.projection("Orders", Set.of(ORDER));
+            CommandMessage command = command("r1");
+            CompletableFuture<CommandResult> outcome = track(command, WaitStage.PROJECTED);
+            results.processed(command, 1, List.of("Placed"));
+
+            orders.stopped(Reason.STOPPED);
+
+            assertThat(notReached(outcome).reason()).isEqualTo(Reason.STOPPED);
+        }
+
+        @Test
+        void noPublicMethodAnswersAWaitOnlyViewsAndTheDeclarationOfAProjection() {
+            Set<String> publicMethods = new TreeSet<>();
+            for (Method method : CommandResults.class.getDeclaredMethods()) {
+                if (Modifier.isPublic(method.getModifiers())) {
+                    publicMethods.add(method.getName());
+                }
+            }
+
+            assertThat(publicMethods)
+                    .containsExactly("defaultTimeout", "forwardUntracked", "inFlight", "projection", "toString");
+        }
+    }
+
+    @Nested
     class Gateway {
         private final InMemoryCommandBus bus = new InMemoryCommandBus(8, results);
-        private final DefaultCommandGateway gateway = new DefaultCommandGateway(bus, new InMemoryEventStore(), results);
+        private final DefaultCommandGateway gateway = new DefaultCommandGateway(bus, EventStores.inMemory(), results);
+
+        @Test
+        void resultsAnInMemoryBusReportsToTakeNoDistributedBus() {
+            assertThatIllegalStateException()
+                    .isThrownBy(() -> results.forwardUntracked(CommandResults.UntrackedOutcomes.NONE))
+                    .withMessageContaining("already serves InMemoryCommandBus");
+        }
 
         @Test
         void aSendWaitsAtMostItsOwnTimeout() {

@@ -7,7 +7,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.lanes.dispatch.AggregateDispatcher.State;
 import dev.lanes.dispatch.FailureIsolationTest.RecordingContext;
-import dev.lanes.runtime.RuntimeContext;
+import dev.lanes.lifecycle.RuntimeContext;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

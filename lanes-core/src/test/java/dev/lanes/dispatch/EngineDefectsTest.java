@@ -10,7 +10,7 @@ import dev.lanes.api.AggregateId;
 import dev.lanes.api.NamedAggregate;
 import dev.lanes.dispatch.AggregateDispatcher.State;
 import dev.lanes.dispatch.FailureIsolationTest.RecordingContext;
-import dev.lanes.runtime.RuntimeContext;
+import dev.lanes.lifecycle.RuntimeContext;
 import dev.lanes.scheduler.AggregateSchedulerSupplier;
 import dev.lanes.test.logging.LogCapture;
 import java.time.Duration;

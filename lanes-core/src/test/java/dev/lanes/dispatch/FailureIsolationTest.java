@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.lanes.api.NamedAggregate;
-import dev.lanes.runtime.ActivityLease;
-import dev.lanes.runtime.RuntimeContext;
+import dev.lanes.lifecycle.ActivityLease;
+import dev.lanes.lifecycle.RuntimeContext;
 import dev.lanes.scheduler.AggregateSchedulerSupplier;
 import dev.lanes.test.logging.LogCapture;
 import dev.lanes.test.logging.LogLine;

@@ -4,8 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.lanes.api.AggregateId;
-import dev.lanes.runtime.RuntimeContext;
-import dev.lanes.scheduler.DefaultAggregateSchedulerSupplier;
+import dev.lanes.lifecycle.RuntimeContext;
+import dev.lanes.scheduler.AggregateSchedulerSupplier;
+import dev.lanes.scheduler.AggregateSchedulers;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -60,7 +61,7 @@ class LaneHandOverTest {
     @EnumSource(LaneStrategy.class)
     void aForceStopWhileOwnersConsumeSettlesEveryExchangeExactlyOnce(LaneStrategy strategy) {
         for (int round = 0; round < 10; round++) {
-            DefaultAggregateSchedulerSupplier schedulers = new DefaultAggregateSchedulerSupplier("hand-over-stop", 2);
+            AggregateSchedulerSupplier schedulers = AggregateSchedulers.perType("hand-over-stop", 2);
             java.util.List<TestExchange> emitted = new java.util.concurrent.CopyOnWriteArrayList<>();
             AtomicInteger handled = new AtomicInteger();
             int stopAfter = 2_000 + round * 500;
@@ -100,7 +101,7 @@ class LaneHandOverTest {
 
     private static void assertEveryMessageHandledInOrder(
             LaneStrategy strategy, Handling handling, RetryPolicy retryPolicy) {
-        DefaultAggregateSchedulerSupplier schedulers = new DefaultAggregateSchedulerSupplier("hand-over", 2);
+        AggregateSchedulerSupplier schedulers = AggregateSchedulers.perType("hand-over", 2);
         AtomicLongArray lastSeen = new AtomicLongArray(IDS);
         for (int i = 0; i < IDS; i++) {
             lastSeen.set(i, -1);

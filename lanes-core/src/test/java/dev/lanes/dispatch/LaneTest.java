@@ -2,7 +2,7 @@ package dev.lanes.dispatch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lanes.runtime.ActivityLease;
+import dev.lanes.lifecycle.ActivityLease;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -4,8 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lanes.api.AggregateId;
 import dev.lanes.api.NamedAggregate;
-import dev.lanes.runtime.RuntimeContext;
-import dev.lanes.scheduler.DefaultAggregateSchedulerSupplier;
+import dev.lanes.lifecycle.RuntimeContext;
+import dev.lanes.scheduler.AggregateSchedulerSupplier;
+import dev.lanes.scheduler.AggregateSchedulers;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,7 +32,7 @@ class ManyTypesStressTest {
 
     @RepeatedTest(20)
     void everyExchangeOfEveryTypeIsSettled() throws InterruptedException {
-        DefaultAggregateSchedulerSupplier schedulers = new DefaultAggregateSchedulerSupplier("many", 2);
+        AggregateSchedulerSupplier schedulers = AggregateSchedulers.perType("many", 2);
         CountDownLatch settled = new CountDownLatch(TYPES * PER_TYPE);
         List<AggregateDispatcher<Integer>> dispatchers = new ArrayList<>();
         try {

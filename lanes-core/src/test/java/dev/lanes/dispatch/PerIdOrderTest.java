@@ -4,8 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.lanes.api.AggregateId;
-import dev.lanes.runtime.RuntimeContext;
-import dev.lanes.scheduler.DefaultAggregateSchedulerSupplier;
+import dev.lanes.lifecycle.RuntimeContext;
+import dev.lanes.scheduler.AggregateSchedulerSupplier;
+import dev.lanes.scheduler.AggregateSchedulers;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,7 +47,7 @@ class PerIdOrderTest {
     }
 
     private static void assertNoViolations(LaneStrategy strategy, int producers, int ids, int messages) {
-        DefaultAggregateSchedulerSupplier schedulers = new DefaultAggregateSchedulerSupplier("order", 4);
+        AggregateSchedulerSupplier schedulers = AggregateSchedulers.perType("order", 4);
         ConcurrentHashMap<String, AtomicLong> lastSeen = new ConcurrentHashMap<>();
         AtomicInteger violations = new AtomicInteger();
         AtomicInteger acknowledged = new AtomicInteger();

@@ -5,8 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.lanes.api.AggregateId;
 import dev.lanes.api.NamedAggregate;
-import dev.lanes.runtime.RuntimeContext;
-import dev.lanes.scheduler.DefaultAggregateSchedulerSupplier;
+import dev.lanes.lifecycle.RuntimeContext;
+import dev.lanes.scheduler.AggregateSchedulers;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -43,7 +43,7 @@ class ReadmeExampleTest {
                 Flux.range(1, 1_000).map(i -> new Deposit(AggregateId.of(account, "acc-" + i % 10), i));
 
         // --8<-- [start:readme]
-        var schedulers = new DefaultAggregateSchedulerSupplier("bank"); // one scheduler per aggregate type
+        var schedulers = AggregateSchedulers.perType("bank"); // one scheduler per aggregate type
         var dispatcher = AggregateDispatcher.<Deposit>builder("DepositDispatcher", account)
                 .source(deposits) // any Flux of exchanges: a bus, a topic, a test
                 .schedulers(schedulers)

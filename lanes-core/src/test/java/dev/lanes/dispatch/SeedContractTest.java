@@ -132,6 +132,8 @@ class SeedContractTest {
         }
         await().atMost(PROMPTLY).until(() -> sent.stream().allMatch(TestExchange::acknowledged));
         assertThat(threadOfMessage.values()).allMatch(name -> name.startsWith("seed-order-"));
-        assertThat(fixture.schedulers.size()).isEqualTo(1);
+        assertThat(fixture.handedOut)
+                .as("one scheduler for the named aggregate")
+                .hasSize(1);
     }
 }

@@ -6,15 +6,14 @@ import dev.lanes.api.AggregateId;
 import dev.lanes.api.NamedAggregate;
 import dev.lanes.dispatch.MessageExchange;
 import dev.lanes.event.DomainEventBus;
+import dev.lanes.internal.route.LocalExchange;
+import dev.lanes.lifecycle.RuntimeComponent;
+import dev.lanes.lifecycle.RuntimeContext;
 import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEventStream;
-import dev.lanes.messaging.LocalExchange;
 import dev.lanes.runtime.LanesRuntime;
-import dev.lanes.runtime.RuntimeComponent;
-import dev.lanes.runtime.RuntimeContext;
 import dev.lanes.scheduler.AggregateSchedulerSupplier;
-import dev.lanes.scheduler.BorrowedAggregateSchedulerSupplier;
-import dev.lanes.scheduler.DefaultAggregateSchedulerSupplier;
+import dev.lanes.scheduler.AggregateSchedulers;
 import dev.lanes.test.logging.LogCapture;
 import java.time.Duration;
 import java.util.List;
@@ -88,7 +87,7 @@ class CompositeEventDispatcherLifecycleTest {
         org.awaitility.Awaitility.await().atMost(PROMPTLY).until(() -> handled.contains("second:o-1"));
         assertThat(((ProcessorDispatcher) first).dispatchers().get(0).toString())
                 .contains("first");
-        assertThat(BorrowedAggregateSchedulerSupplier.borrow(supplier).getOrInitialize(ORDER))
+        assertThat(AggregateSchedulers.borrowed(supplier).getOrInitialize(ORDER))
                 .isSameAs(shared);
     }
 
@@ -250,7 +249,7 @@ class CompositeEventDispatcherLifecycleTest {
 
     /** Counts the owner's stop verbs and records graceful stops in the log. */
     static final class CountingSupplier implements AggregateSchedulerSupplier {
-        final DefaultAggregateSchedulerSupplier delegate = new DefaultAggregateSchedulerSupplier("events", 2);
+        final AggregateSchedulerSupplier delegate = AggregateSchedulers.perType("events", 2);
         final AtomicInteger gracefulStops = new AtomicInteger();
         final AtomicInteger forceStops = new AtomicInteger();
         private final List<String> log;

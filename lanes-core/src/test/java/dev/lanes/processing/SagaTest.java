@@ -10,11 +10,12 @@ import dev.lanes.command.CommandGateway;
 import dev.lanes.command.CommandResult;
 import dev.lanes.command.WaitStage;
 import dev.lanes.dispatch.LaneSettings;
-import dev.lanes.event.InMemoryDomainEventBus;
+import dev.lanes.event.DomainEventBus;
+import dev.lanes.event.DomainEventBuses;
+import dev.lanes.flow.IntakeGate;
+import dev.lanes.lifecycle.RuntimeContext;
 import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEventStream;
-import dev.lanes.messaging.IntakeGate;
-import dev.lanes.runtime.RuntimeContext;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -40,7 +41,7 @@ class SagaTest {
     private record Release(String item) {}
 
     private final ScriptedGateway gateway = new ScriptedGateway();
-    private final InMemoryDomainEventBus bus = new InMemoryDomainEventBus(1024);
+    private final DomainEventBus bus = DomainEventBuses.inMemory(1024);
     private final List<String> log = new CopyOnWriteArrayList<>();
     private CompositeEventDispatcher events;
 

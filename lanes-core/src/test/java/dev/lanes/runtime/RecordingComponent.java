@@ -1,5 +1,7 @@
 package dev.lanes.runtime;
 
+import dev.lanes.lifecycle.RuntimeComponent;
+import dev.lanes.lifecycle.RuntimeContext;
 import java.util.List;
 import java.util.function.Supplier;
 import reactor.core.publisher.Mono;

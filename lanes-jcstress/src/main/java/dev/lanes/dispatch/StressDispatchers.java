@@ -1,7 +1,7 @@
 package dev.lanes.dispatch;
 
 import dev.lanes.api.NamedAggregate;
-import dev.lanes.runtime.RuntimeContext;
+import dev.lanes.lifecycle.RuntimeContext;
 import dev.lanes.scheduler.AggregateSchedulerSupplier;
 import java.util.Objects;
 import java.util.concurrent.Executor;

@@ -2,7 +2,7 @@ package dev.lanes.dispatch;
 
 import dev.lanes.api.AggregateId;
 import dev.lanes.api.NamedAggregate;
-import dev.lanes.runtime.ActivityLease;
+import dev.lanes.lifecycle.ActivityLease;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 

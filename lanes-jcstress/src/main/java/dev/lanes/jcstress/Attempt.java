@@ -1,12 +1,13 @@
 package dev.lanes.jcstress;
 
 import dev.lanes.api.NamedAggregate;
-import dev.lanes.scheduler.DefaultAggregateSchedulerSupplier;
+import dev.lanes.scheduler.AggregateSchedulerSupplier;
+import dev.lanes.scheduler.AggregateSchedulers;
 import org.jspecify.annotations.Nullable;
 import reactor.core.scheduler.Scheduler;
 
 /**
- * The outcome of one {@link DefaultAggregateSchedulerSupplier#getOrInitialize} call, and the shared result codes of the
+ * The outcome of one {@link AggregateSchedulerSupplier#getOrInitialize} call, and the shared result codes of the
  * supplier checks.
  *
  * <p>Codes of a {@code getOrInitialize} call, read once the stop has completed:
@@ -51,11 +52,11 @@ final class Attempt {
      * A fresh supplier with one worker per scheduler. Its schedulers create their executor eagerly but start no thread
      * until a task is scheduled, and the checks schedule none, so millions of them cost no thread.
      */
-    static DefaultAggregateSchedulerSupplier newSupplier() {
-        return new DefaultAggregateSchedulerSupplier(SUPPLIER_NAME, 1);
+    static AggregateSchedulerSupplier newSupplier() {
+        return AggregateSchedulers.perType(SUPPLIER_NAME, 1);
     }
 
-    static Attempt getOrInitialize(DefaultAggregateSchedulerSupplier supplier, NamedAggregate key) {
+    static Attempt getOrInitialize(AggregateSchedulerSupplier supplier, NamedAggregate key) {
         try {
             return new Attempt(supplier.getOrInitialize(key), null);
         } catch (RuntimeException e) {
@@ -96,7 +97,7 @@ final class Attempt {
      * for both aggregate types, the raced one (maybe cached before the stop) and one never asked for, and reports the
      * first wrong code.
      */
-    static int callAfterStop(DefaultAggregateSchedulerSupplier supplier) {
+    static int callAfterStop(AggregateSchedulerSupplier supplier) {
         int raced = getOrInitialize(supplier, ORDER).classifyAfterStop();
         int fresh = getOrInitialize(supplier, INVOICE).classifyAfterStop();
         return raced != REJECTED_NAMING_SUPPLIER ? raced : fresh;

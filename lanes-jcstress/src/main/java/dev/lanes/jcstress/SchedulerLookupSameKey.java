@@ -2,7 +2,7 @@ package dev.lanes.jcstress;
 
 import static dev.lanes.jcstress.Attempt.ORDER;
 
-import dev.lanes.scheduler.DefaultAggregateSchedulerSupplier;
+import dev.lanes.scheduler.AggregateSchedulerSupplier;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.openjdk.jcstress.annotations.Actor;
@@ -48,7 +48,7 @@ public class SchedulerLookupSameKey {
     static final int NOT_ALL_DISPOSED = 0;
     static final int STOP_THREW = -1;
 
-    private final DefaultAggregateSchedulerSupplier supplier = Attempt.newSupplier();
+    private final AggregateSchedulerSupplier supplier = Attempt.newSupplier();
     private @Nullable Attempt first;
     private @Nullable Attempt second;
 

@@ -4,7 +4,7 @@ import static dev.lanes.jcstress.Attempt.ORDER;
 import static dev.lanes.jcstress.Attempt.STOP_COMPLETED;
 import static dev.lanes.jcstress.Attempt.STOP_FAILED;
 
-import dev.lanes.scheduler.DefaultAggregateSchedulerSupplier;
+import dev.lanes.scheduler.AggregateSchedulerSupplier;
 import org.jspecify.annotations.Nullable;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
@@ -46,7 +46,7 @@ import org.openjdk.jcstress.infra.results.III_Result;
         desc = "stop failed, or a lookup after the stop was not rejected naming the supplier")
 @State
 public class SchedulerLookupVsForceStop {
-    private final DefaultAggregateSchedulerSupplier supplier = Attempt.newSupplier();
+    private final AggregateSchedulerSupplier supplier = Attempt.newSupplier();
     private @Nullable Attempt lookup;
     private int stop = STOP_FAILED;
 

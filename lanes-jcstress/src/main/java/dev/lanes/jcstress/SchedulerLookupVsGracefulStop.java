@@ -4,7 +4,7 @@ import static dev.lanes.jcstress.Attempt.ORDER;
 import static dev.lanes.jcstress.Attempt.STOP_COMPLETED;
 import static dev.lanes.jcstress.Attempt.STOP_FAILED;
 
-import dev.lanes.scheduler.DefaultAggregateSchedulerSupplier;
+import dev.lanes.scheduler.AggregateSchedulerSupplier;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 import org.openjdk.jcstress.annotations.Actor;
@@ -51,7 +51,7 @@ import org.openjdk.jcstress.infra.results.III_Result;
 public class SchedulerLookupVsGracefulStop {
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(10);
 
-    private final DefaultAggregateSchedulerSupplier supplier = Attempt.newSupplier();
+    private final AggregateSchedulerSupplier supplier = Attempt.newSupplier();
     private @Nullable Attempt lookup;
     private int stop = STOP_FAILED;
 

@@ -5,7 +5,7 @@ import static dev.lanes.jcstress.Attempt.ORDER;
 import static dev.lanes.jcstress.Attempt.STOP_COMPLETED;
 import static dev.lanes.jcstress.Attempt.STOP_FAILED;
 
-import dev.lanes.scheduler.DefaultAggregateSchedulerSupplier;
+import dev.lanes.scheduler.AggregateSchedulerSupplier;
 import org.jspecify.annotations.Nullable;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
@@ -37,7 +37,7 @@ import org.openjdk.jcstress.infra.results.IIII_Result;
 @Outcome(expect = Expect.FORBIDDEN, desc = "a wrong rejection, another exception, a failed stop or a late admission")
 @State
 public class SequentialLookupsVsForceStop {
-    private final DefaultAggregateSchedulerSupplier supplier = Attempt.newSupplier();
+    private final AggregateSchedulerSupplier supplier = Attempt.newSupplier();
     private @Nullable Attempt order;
     private @Nullable Attempt invoice;
     private int stop = STOP_FAILED;

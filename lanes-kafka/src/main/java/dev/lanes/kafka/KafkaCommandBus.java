@@ -7,8 +7,8 @@ import dev.lanes.command.CommandBus;
 import dev.lanes.command.CommandResults;
 import dev.lanes.command.UnknownAggregateTypeException;
 import dev.lanes.dispatch.MessageExchange;
+import dev.lanes.flow.IntakeGate;
 import dev.lanes.messaging.CommandMessage;
-import dev.lanes.messaging.IntakeGate;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -51,8 +51,8 @@ public final class KafkaCommandBus implements CommandBus {
     KafkaCommandBus(KafkaBuses kafka, CommandResults results) {
         this.kafka = kafka;
         this.results = Objects.requireNonNull(results, "results");
-        this.replies = new Replies(kafka, results);
-        results.forwardUntracked(replies);
+        this.replies = new Replies(kafka);
+        replies.answerTo(results.forwardUntracked(replies));
         KafkaOptions options = kafka.options();
         String group = options.topics().group("commands");
         String name = "KafkaCommandConsumer[" + group + ", " + options.instanceId() + "]";

@@ -1,7 +1,7 @@
 package dev.lanes.kafka;
 
-import dev.lanes.runtime.RuntimeComponent;
-import dev.lanes.runtime.RuntimeContext;
+import dev.lanes.lifecycle.RuntimeComponent;
+import dev.lanes.lifecycle.RuntimeContext;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.common.TopicPartition;

@@ -2,7 +2,7 @@ package dev.lanes.kafka;
 
 import dev.lanes.api.MaterializedNamedAggregate;
 import dev.lanes.dispatch.MessageExchange;
-import dev.lanes.messaging.IntakeGate;
+import dev.lanes.flow.IntakeGate;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;

@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * Answers senders on other instances. A command record carries its sender's instance id ({@value #REPLY_TO_HEADER});
  * while the command is in a lane here, its {@link CommandResults} forwards the outcome (processed or failed) to this
  * object, which sends it to the reply topic's partition of that instance. Each instance reads its own partition from
- * the end (it only waits for commands it sends after it started) and reports what it reads to its own results.
+ * the end (it only waits for commands it sends after it started) and reports what it reads to its own results, through
+ * the {@link CommandResults.RemoteOutcomes} they gave this bus when it connected ({@link #answerTo}).
  *
  * <p>A command stopped here is not answered: it is redelivered to another instance, which answers. A sender whose
  * wait ended meanwhile ignores the late answer.
@@ -37,7 +38,7 @@ final class Replies implements CommandResults.UntrackedOutcomes {
     private static final Logger log = LoggerFactory.getLogger(Replies.class);
 
     private final KafkaBuses kafka;
-    private final CommandResults results;
+    private volatile CommandResults.@Nullable RemoteOutcomes answers;
     private final String instance;
     private final ConcurrentHashMap<String, String> senders = new ConcurrentHashMap<>();
     private volatile int partitions = 1;
@@ -45,10 +46,14 @@ final class Replies implements CommandResults.UntrackedOutcomes {
     private volatile boolean stopped;
     private @Nullable Thread thread;
 
-    Replies(KafkaBuses kafka, CommandResults results) {
+    Replies(KafkaBuses kafka) {
         this.kafka = kafka;
-        this.results = results;
         this.instance = kafka.options().instanceId();
+    }
+
+    /** Where the answers read for this instance go: the results this bus connected to; set before reading starts. */
+    void answerTo(CommandResults.RemoteOutcomes answers) {
+        this.answers = answers;
     }
 
     /** The reply-to header value of this instance's commands. */
@@ -201,11 +206,16 @@ final class Replies implements CommandResults.UntrackedOutcomes {
         // results find a wait by message id (and its projections by aggregate type): the answer stands for the command
         CommandMessage command = new CommandMessage(
                 reply.commandId(), reply.aggregateId(), reply.requestId(), reply, Instant.EPOCH, Map.of());
+        CommandResults.RemoteOutcomes target = answers;
+        if (target == null) {
+            log.warn("{} read an answer for {} before its results connected; dropped", this, command);
+            return;
+        }
         Reply.Failure failure = reply.failure();
         if (failure == null) {
-            results.processed(command, reply.version(), reply.events());
+            target.processed(command, reply.version(), reply.events());
         } else {
-            results.failed(
+            target.failed(
                     command,
                     new CommandFailedRemotelyException(
                             failure.type(), failure.message(), reply.from(), failure.recoverable()));
@@ -223,5 +233,10 @@ final class Replies implements CommandResults.UntrackedOutcomes {
                 reading.wakeup();
             }
         }
+    }
+
+    @Override
+    public String toString() {
+        return "KafkaReplies[" + instance + "]";
     }
 }

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lanes.command.WaitStage;
-import dev.lanes.eventsourcing.InMemoryEventStore;
+import dev.lanes.eventsourcing.EventStores;
 import dev.lanes.runtime.LanesRuntime;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -28,7 +28,7 @@ class BadInputTest {
                 .withTopics(TopicNaming.perContext(run))
                 .withTopicCreation(1, (short) 1);
         try (KafkaNode node =
-                new KafkaNode(run, options, new InMemoryEventStore(), new ReadModel(), new ReadModel()).start()) {
+                new KafkaNode(run, options, EventStores.inMemory(), new ReadModel(), new ReadModel()).start()) {
             try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(Map.of(
                     "bootstrap.servers", TestKafka.bootstrapServers(),
                     "key.serializer", StringSerializer.class.getName(),
@@ -63,7 +63,7 @@ class BadInputTest {
     void aMissingTopicStopsTheStartWithOneErrorNamingTheServers() {
         String run = "missing" + UUID.randomUUID().toString().substring(0, 8);
         KafkaOptions options = KafkaOptions.of(TestKafka.bootstrapServers()).withTopics(TopicNaming.perContext(run));
-        KafkaNode node = new KafkaNode(run, options, new InMemoryEventStore(), new ReadModel(), new ReadModel());
+        KafkaNode node = new KafkaNode(run, options, EventStores.inMemory(), new ReadModel(), new ReadModel());
 
         assertThatThrownBy(node::start)
                 .isInstanceOf(KafkaStartupException.class)
@@ -75,7 +75,7 @@ class BadInputTest {
     @Test
     void anUnreachableBrokerStopsTheStartWithinTheStartupTimeoutNamingTheServers() {
         KafkaOptions options = KafkaOptions.of("127.0.0.1:1").withStartupTimeout(Duration.ofSeconds(3));
-        KafkaNode node = new KafkaNode("nowhere", options, new InMemoryEventStore(), new ReadModel(), new ReadModel());
+        KafkaNode node = new KafkaNode("nowhere", options, EventStores.inMemory(), new ReadModel(), new ReadModel());
         long started = System.nanoTime();
 
         assertThatThrownBy(node::start)

@@ -5,7 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.lanes.api.AggregateId;
 import dev.lanes.command.CommandResult;
 import dev.lanes.command.WaitStage;
-import dev.lanes.eventsourcing.InMemoryEventStore;
+import dev.lanes.eventsourcing.EventStore;
+import dev.lanes.eventsourcing.EventStores;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -25,7 +26,7 @@ class KafkaEndToEndTest {
                 .withTopicCreation(4, (short) 1);
         ReadModel balances = new ReadModel();
         ReadModel audit = new ReadModel();
-        InMemoryEventStore store = new InMemoryEventStore();
+        EventStore store = EventStores.inMemory();
         long t0 = System.nanoTime();
         try (KafkaNode node = new KafkaNode("solo-" + run, options, store, balances, audit).start()) {
             System.out.printf("started in %d ms%n", (System.nanoTime() - t0) / 1_000_000);

@@ -2,8 +2,8 @@ package dev.lanes.kafka;
 
 import dev.lanes.command.CommandDispatcher;
 import dev.lanes.command.CommandGateway;
+import dev.lanes.command.CommandGateways;
 import dev.lanes.command.CommandResults;
-import dev.lanes.command.DefaultCommandGateway;
 import dev.lanes.dispatch.LaneStrategy;
 import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.processing.CompositeEventDispatcher;
@@ -71,7 +71,7 @@ final class KafkaNode implements AutoCloseable {
                 .build();
         this.runtime =
                 new LanesRuntime(kafka.components(commands, events), Duration.ofSeconds(60), Duration.ofMillis(100));
-        this.gateway = new DefaultCommandGateway(commandBus, store, results);
+        this.gateway = CommandGateways.create(commandBus, store, results);
     }
 
     KafkaNode start() {

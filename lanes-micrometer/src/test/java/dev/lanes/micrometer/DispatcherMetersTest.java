@@ -22,8 +22,9 @@ import dev.lanes.dispatch.LaneSettings;
 import dev.lanes.dispatch.LaneStrategy;
 import dev.lanes.dispatch.MessageExchange;
 import dev.lanes.dispatch.RetryPolicy;
-import dev.lanes.runtime.RuntimeContext;
-import dev.lanes.scheduler.DefaultAggregateSchedulerSupplier;
+import dev.lanes.lifecycle.RuntimeContext;
+import dev.lanes.scheduler.AggregateSchedulerSupplier;
+import dev.lanes.scheduler.AggregateSchedulers;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
@@ -50,7 +51,7 @@ class DispatcherMetersTest {
 
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     /** One worker: lanes take turns, so a handler's time is exactly what it adds to the clock. */
-    private final DefaultAggregateSchedulerSupplier schedulers = new DefaultAggregateSchedulerSupplier("metrics", 1);
+    private final AggregateSchedulerSupplier schedulers = AggregateSchedulers.perType("metrics", 1);
 
     private final Sinks.Many<MessageExchange<String>> source =
             Sinks.many().unicast().onBackpressureBuffer();

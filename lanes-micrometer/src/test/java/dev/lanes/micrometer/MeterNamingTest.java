@@ -8,7 +8,8 @@ import dev.lanes.dispatch.LaneSettings;
 import dev.lanes.dispatch.LaneStrategy;
 import dev.lanes.dispatch.MessageExchange;
 import dev.lanes.runtime.LanesRuntime;
-import dev.lanes.scheduler.DefaultAggregateSchedulerSupplier;
+import dev.lanes.scheduler.AggregateSchedulerSupplier;
+import dev.lanes.scheduler.AggregateSchedulers;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.config.NamingConvention;
@@ -36,7 +37,7 @@ class MeterNamingTest {
     private static final int IDS = 500;
 
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    private final DefaultAggregateSchedulerSupplier schedulers = new DefaultAggregateSchedulerSupplier("naming", 2);
+    private final AggregateSchedulerSupplier schedulers = AggregateSchedulers.perType("naming", 2);
     private final Sinks.Many<MessageExchange<String>> source =
             Sinks.many().unicast().onBackpressureBuffer();
     private AggregateDispatcher<String> dispatcher;

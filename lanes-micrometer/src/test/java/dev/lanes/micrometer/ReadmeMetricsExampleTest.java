@@ -2,18 +2,11 @@ package dev.lanes.micrometer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lanes.Lanes;
 import dev.lanes.api.AggregateId;
 import dev.lanes.api.NamedAggregate;
-import dev.lanes.command.CommandDispatcher;
-import dev.lanes.command.CommandResults;
-import dev.lanes.command.DefaultCommandGateway;
-import dev.lanes.command.InMemoryCommandBus;
 import dev.lanes.command.WaitStage;
-import dev.lanes.dispatch.DispatcherMetrics;
-import dev.lanes.event.InMemoryDomainEventBus;
-import dev.lanes.eventsourcing.InMemoryEventStore;
 import dev.lanes.modeling.AggregateDefinition;
-import dev.lanes.processing.CompositeEventDispatcher;
 import dev.lanes.processing.EventProcessor;
 import dev.lanes.processing.ProcessorKind;
 import dev.lanes.runtime.LanesRuntime;
@@ -35,10 +28,6 @@ class ReadmeMetricsExampleTest {
 
     @Test
     void everyDispatcherAndTheRuntimeReportToTheRegistry() {
-        var store = new InMemoryEventStore();
-        var results = new CommandResults();
-        var commandBus = new InMemoryCommandBus(16_384, results);
-        var eventBus = new InMemoryDomainEventBus(4_096);
         var total = new AtomicLong();
         var counter = AggregateDefinition.<Long>builder(COUNTER, id -> 0L)
                 .handle(Increment.class, (value, command) -> List.of(new Incremented(command.by())))
@@ -53,24 +42,20 @@ class ReadmeMetricsExampleTest {
 
         // README: Use it in your project / metrics
         MeterRegistry registry = new SimpleMeterRegistry(); // your application's registry
-        DispatcherMetrics metrics = LanesMicrometer.dispatcherMetrics(registry);
-        var commands = CommandDispatcher.builder(commandBus, store, eventBus, results)
-                .register(counter)
-                .metrics(metrics) // lanes.dispatcher.* {dispatcher=CommandDispatcher, aggregate=demo.counter}
-                .build();
-        var events = CompositeEventDispatcher.builder("EventDispatcher", eventBus)
+        Lanes lanes = Lanes.builder()
+                .aggregate(counter)
                 .processor(projection)
-                .commandResults(results)
-                .metrics(metrics) // lanes.dispatcher.* {dispatcher=Totals, aggregate=demo.counter}
+                // every dispatcher: lanes.dispatcher.* {dispatcher=CommandDispatcher or Totals, aggregate=demo.counter}
+                .metrics(LanesMicrometer.dispatcherMetrics(registry))
                 .build();
-        var runtime = new LanesRuntime(List.of(commands, events), Duration.ofSeconds(30), Duration.ofSeconds(1));
-        LanesMicrometer.runtimeMetrics(runtime).bindTo(registry); // lanes.runtime.*
+        LanesMicrometer.runtimeMetrics(lanes.runtime()).bindTo(registry); // lanes.runtime.*
         // end of the README example
 
-        runtime.start().block(Duration.ofSeconds(10));
+        LanesRuntime runtime = lanes.runtime();
+        lanes.start(Duration.ofSeconds(10));
         try {
-            var gateway = new DefaultCommandGateway(commandBus, store, results);
-            gateway.send(AggregateId.of(COUNTER, "c-1"), new Increment(2), WaitStage.PROJECTED)
+            lanes.gateway()
+                    .send(AggregateId.of(COUNTER, "c-1"), new Increment(2), WaitStage.PROJECTED)
                     .block(Duration.ofSeconds(10));
 
             assertThat(total).hasValue(2);

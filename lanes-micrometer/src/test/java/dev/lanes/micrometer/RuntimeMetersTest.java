@@ -7,7 +7,8 @@ import dev.lanes.dispatch.AggregateDispatcher;
 import dev.lanes.dispatch.MessageExchange;
 import dev.lanes.runtime.LanesRuntime;
 import dev.lanes.runtime.ShutdownReport;
-import dev.lanes.scheduler.DefaultAggregateSchedulerSupplier;
+import dev.lanes.scheduler.AggregateSchedulerSupplier;
+import dev.lanes.scheduler.AggregateSchedulers;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -27,7 +28,7 @@ class RuntimeMetersTest {
     private static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(30);
 
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    private final DefaultAggregateSchedulerSupplier schedulers = new DefaultAggregateSchedulerSupplier("runtime", 2);
+    private final AggregateSchedulerSupplier schedulers = AggregateSchedulers.perType("runtime", 2);
     private final VirtualTimeScheduler timer = VirtualTimeScheduler.create();
     private final Sinks.Many<MessageExchange<String>> source =
             Sinks.many().unicast().onBackpressureBuffer();

@@ -1,20 +1,20 @@
 package dev.lanes.postgres;
 
 import dev.lanes.command.CommandBus;
+import dev.lanes.command.CommandBuses;
 import dev.lanes.command.CommandDispatcher;
 import dev.lanes.command.CommandGateway;
+import dev.lanes.command.CommandGateways;
 import dev.lanes.command.CommandResults;
-import dev.lanes.command.DefaultCommandGateway;
-import dev.lanes.command.InMemoryCommandBus;
 import dev.lanes.dispatch.DispatcherStats;
-import dev.lanes.dispatch.InMemoryParkingLot;
 import dev.lanes.dispatch.LaneSettings;
 import dev.lanes.dispatch.LaneStrategy;
-import dev.lanes.dispatch.ParkingLot;
-import dev.lanes.event.InMemoryDomainEventBus;
+import dev.lanes.dispatch.ParkingLots;
+import dev.lanes.dispatch.RetainingParkingLot;
+import dev.lanes.event.DomainEventBuses;
 import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.eventsourcing.SnapshotStore;
-import dev.lanes.runtime.RuntimeContext;
+import dev.lanes.lifecycle.RuntimeContext;
 import dev.lanes.test.bank.Bank;
 import java.time.Duration;
 
@@ -25,7 +25,7 @@ import java.time.Duration;
 final class BankNode implements AutoCloseable {
     final CommandResults results = new CommandResults();
     final CommandBus commandBus;
-    final InMemoryParkingLot parkingLot = ParkingLot.inMemory();
+    final RetainingParkingLot parkingLot = ParkingLots.inMemory();
     final CommandDispatcher dispatcher;
     final CommandGateway gateway;
 
@@ -34,15 +34,15 @@ final class BankNode implements AutoCloseable {
     }
 
     BankNode(String name, EventStore eventStore, SnapshotStore snapshotStore, LaneSettings settings) {
-        this.commandBus = new InMemoryCommandBus(16_384, results);
-        this.dispatcher = CommandDispatcher.builder(commandBus, eventStore, new InMemoryDomainEventBus(1024), results)
+        this.commandBus = CommandBuses.inMemory(16_384, results);
+        this.dispatcher = CommandDispatcher.builder(commandBus, eventStore, DomainEventBuses.inMemory(1024), results)
                 .name(name)
                 .register(Bank.definition())
                 .snapshotStore(snapshotStore)
                 .parkingLot(parkingLot)
                 .settings(settings.withStrategy(LaneStrategy.KEYED))
                 .build();
-        this.gateway = new DefaultCommandGateway(commandBus, eventStore, results);
+        this.gateway = CommandGateways.create(commandBus, eventStore, results);
     }
 
     BankNode start() {

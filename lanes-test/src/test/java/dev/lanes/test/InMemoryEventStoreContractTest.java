@@ -1,12 +1,12 @@
 package dev.lanes.test;
 
 import dev.lanes.eventsourcing.EventStore;
-import dev.lanes.eventsourcing.InMemoryEventStore;
+import dev.lanes.eventsourcing.EventStores;
 
 class InMemoryEventStoreContractTest extends EventStoreContract {
 
     @Override
     protected EventStore createStore() {
-        return new InMemoryEventStore();
+        return EventStores.inMemory();
     }
 }

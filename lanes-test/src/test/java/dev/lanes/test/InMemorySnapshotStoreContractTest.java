@@ -1,12 +1,12 @@
 package dev.lanes.test;
 
-import dev.lanes.eventsourcing.InMemorySnapshotStore;
 import dev.lanes.eventsourcing.SnapshotStore;
+import dev.lanes.eventsourcing.SnapshotStores;
 
 class InMemorySnapshotStoreContractTest extends SnapshotStoreContract {
 
     @Override
     protected SnapshotStore createStore() {
-        return new InMemorySnapshotStore();
+        return SnapshotStores.inMemory();
     }
 }

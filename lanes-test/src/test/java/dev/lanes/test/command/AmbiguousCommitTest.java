@@ -6,8 +6,9 @@ import dev.lanes.api.AggregateId;
 import dev.lanes.command.CommandResult;
 import dev.lanes.command.WaitStage;
 import dev.lanes.dispatch.MessageExchange;
-import dev.lanes.event.InMemoryDomainEventBus;
-import dev.lanes.eventsourcing.InMemoryEventStore;
+import dev.lanes.event.DomainEventBus;
+import dev.lanes.event.DomainEventBuses;
+import dev.lanes.eventsourcing.EventStores;
 import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.test.LostAcknowledgementStore;
@@ -32,9 +33,9 @@ class AmbiguousCommitTest {
     @Test
     void aWithdrawalWhoseCommitWasNotAcknowledgedIsAnsweredWithItsStoredResultNotRefusedOnRetry() {
         LostAcknowledgementStore store = new LostAcknowledgementStore(
-                new InMemoryEventStore(),
+                EventStores.inMemory(),
                 () -> new UncheckedIOException(new IOException("connection reset after commit")));
-        InMemoryDomainEventBus eventBus = new InMemoryDomainEventBus(64);
+        DomainEventBus eventBus = DomainEventBuses.inMemory(64);
         List<Integer> published = new CopyOnWriteArrayList<>();
         eventBus.receive("Audit", Bank.ACCOUNT).subscribe((MessageExchange<DomainEventStream> exchange) -> {
             published.add(exchange.message().version());

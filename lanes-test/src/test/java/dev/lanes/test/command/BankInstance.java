@@ -1,18 +1,18 @@
 package dev.lanes.test.command;
 
 import dev.lanes.command.CommandBus;
+import dev.lanes.command.CommandBuses;
 import dev.lanes.command.CommandDispatcher;
 import dev.lanes.command.CommandGateway;
+import dev.lanes.command.CommandGateways;
 import dev.lanes.command.CommandResults;
-import dev.lanes.command.DefaultCommandGateway;
-import dev.lanes.command.InMemoryCommandBus;
 import dev.lanes.dispatch.DispatcherStats;
-import dev.lanes.dispatch.InMemoryParkingLot;
-import dev.lanes.dispatch.ParkingLot;
+import dev.lanes.dispatch.ParkingLots;
+import dev.lanes.dispatch.RetainingParkingLot;
 import dev.lanes.event.DomainEventBus;
-import dev.lanes.event.InMemoryDomainEventBus;
+import dev.lanes.event.DomainEventBuses;
 import dev.lanes.eventsourcing.EventStore;
-import dev.lanes.runtime.RuntimeContext;
+import dev.lanes.lifecycle.RuntimeContext;
 import dev.lanes.test.bank.Bank;
 import java.time.Duration;
 import java.util.function.UnaryOperator;
@@ -22,12 +22,12 @@ final class BankInstance implements AutoCloseable {
     final CommandResults results = new CommandResults();
     final CommandBus commandBus;
     final DomainEventBus eventBus;
-    final InMemoryParkingLot parkingLot = ParkingLot.inMemory();
+    final RetainingParkingLot parkingLot = ParkingLots.inMemory();
     final CommandDispatcher dispatcher;
     final CommandGateway gateway;
 
     BankInstance(String name, EventStore eventStore) {
-        this(name, eventStore, 4096, new InMemoryDomainEventBus(1024), builder -> builder);
+        this(name, eventStore, 4096, DomainEventBuses.inMemory(1024), builder -> builder);
     }
 
     BankInstance(
@@ -36,7 +36,7 @@ final class BankInstance implements AutoCloseable {
             int busCapacity,
             DomainEventBus eventBus,
             UnaryOperator<CommandDispatcher.Builder> customize) {
-        this.commandBus = new InMemoryCommandBus(busCapacity, results);
+        this.commandBus = CommandBuses.inMemory(busCapacity, results);
         this.eventBus = eventBus;
         this.dispatcher = customize
                 .apply(CommandDispatcher.builder(commandBus, eventStore, eventBus, results)
@@ -46,7 +46,7 @@ final class BankInstance implements AutoCloseable {
                         .settings(
                                 CommandDispatcher.DEFAULT_SETTINGS.withStrategy(dev.lanes.dispatch.LaneStrategy.KEYED)))
                 .build();
-        this.gateway = new DefaultCommandGateway(commandBus, eventStore, results);
+        this.gateway = CommandGateways.create(commandBus, eventStore, results);
     }
 
     BankInstance start() {

@@ -5,8 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import dev.lanes.command.WaitStage;
 import dev.lanes.dispatch.MessageExchange;
-import dev.lanes.event.InMemoryDomainEventBus;
-import dev.lanes.eventsourcing.InMemoryEventStore;
+import dev.lanes.event.DomainEventBus;
+import dev.lanes.event.DomainEventBuses;
+import dev.lanes.eventsourcing.EventStore;
+import dev.lanes.eventsourcing.EventStores;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.test.bank.AccountCommand.Deposit;
 import dev.lanes.test.bank.AccountCommand.OpenAccount;
@@ -28,8 +30,8 @@ class DomainEventBusTest {
 
     @Test
     void everyConsumerGroupSeesEveryStreamOncePerAggregateInVersionOrder() {
-        InMemoryEventStore store = new InMemoryEventStore();
-        InMemoryDomainEventBus eventBus = new InMemoryDomainEventBus(64);
+        EventStore store = EventStores.inMemory();
+        DomainEventBus eventBus = DomainEventBuses.inMemory(64);
         List<String> groups = List.of("projection", "saga", "audit");
         Map<String, Map<String, List<Integer>>> seen = new ConcurrentHashMap<>();
         List<Disposable> consumers = new ArrayList<>();
@@ -77,7 +79,7 @@ class DomainEventBusTest {
 
     @Test
     void aStreamForATypeWithoutConsumersIsPublishedToNobody() {
-        InMemoryDomainEventBus eventBus = new InMemoryDomainEventBus(8);
+        DomainEventBus eventBus = DomainEventBuses.inMemory(8);
         DomainEventStream stream = DomainEventStream.of(
                 dev.lanes.messaging.CommandMessage.of(Bank.account("x"), new OpenAccount("x")), 1, List.of("e"));
         assertThat(eventBus.publish(stream).then(Mono.just(true)).block(TIMEOUT))

@@ -12,9 +12,9 @@ import dev.lanes.dispatch.ExchangeRejectedException;
 import dev.lanes.dispatch.LaneStrategy;
 import dev.lanes.dispatch.MessageExchange;
 import dev.lanes.event.DomainEventBus;
-import dev.lanes.event.InMemoryDomainEventBus;
+import dev.lanes.event.DomainEventBuses;
 import dev.lanes.eventsourcing.EventStore;
-import dev.lanes.eventsourcing.InMemoryEventStore;
+import dev.lanes.eventsourcing.EventStores;
 import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.test.bank.AccountCommand.Deposit;
@@ -38,7 +38,7 @@ class SenderTruthTest {
 
     @Test
     void aForceStopAfterTheAppendAnswersTheSenderWithTheStoredResult() {
-        InMemoryEventStore store = new InMemoryEventStore();
+        EventStore store = EventStores.inMemory();
         BankInstance bank = new BankInstance("Bank", store, 4096, new StuckEventBus(), b -> b).start();
         AggregateId id = Bank.account("stored");
 
@@ -63,7 +63,7 @@ class SenderTruthTest {
 
     @Test
     void aResendWithTheSameRequestIdReturnsTheStoredResultAndAppliesNothingTwice() {
-        InMemoryEventStore store = new InMemoryEventStore();
+        EventStore store = EventStores.inMemory();
         try (BankInstance bank = new BankInstance("Bank", store).start()) {
             AggregateId id = Bank.account("resend");
             bank.gateway.send(id, new OpenAccount("bo"), WaitStage.PROCESSED).block(TIMEOUT);
@@ -87,8 +87,8 @@ class SenderTruthTest {
 
     @Test
     void underAForceStopNoStoredCommandIsAnsweredAsRejected() {
-        InMemoryEventStore store = new InMemoryEventStore();
-        InMemoryDomainEventBus eventBus = new InMemoryDomainEventBus(8);
+        EventStore store = EventStores.inMemory();
+        DomainEventBus eventBus = DomainEventBuses.inMemory(8);
         // a consumer group that never takes a stream: its route fills at 8
         eventBus.receive("Stuck", Bank.ACCOUNT).subscribe(new BaseSubscriber<MessageExchange<DomainEventStream>>() {
             @Override
@@ -112,7 +112,14 @@ class SenderTruthTest {
                             });
                 })
                 .subscribe();
-        org.awaitility.Awaitility.await().atMost(TIMEOUT).until(() -> store.aggregateCount() >= 8);
+        org.awaitility.Awaitility.await()
+                .atMost(TIMEOUT)
+                .until(() -> Flux.range(0, accounts)
+                                .filterWhen(i ->
+                                        store.load(Bank.account("r" + i), 1).hasElements())
+                                .count()
+                                .block(TIMEOUT)
+                        >= 8);
 
         bank.dispatcher.forceStop();
 
@@ -139,16 +146,16 @@ class SenderTruthTest {
 
     @Test
     void aSentWaitIsAnsweredOnlyOnceTheLaneTookTheCommandNotWhenAFullLaneHandsItBack() {
-        HeldStore store = new HeldStore(new InMemoryEventStore());
+        HeldStore store = new HeldStore(EventStores.inMemory());
         BankInstance bank = new BankInstance(
                 "Bank",
                 store,
                 4096,
-                new InMemoryDomainEventBus(64),
+                DomainEventBuses.inMemory(64),
                 b -> b.settings(CommandDispatcher.DEFAULT_SETTINGS
                         .withStrategy(LaneStrategy.KEYED)
                         .withBounds(1, 16)));
-        bank.dispatcher.prepare(dev.lanes.runtime.RuntimeContext.standalone()).block(TIMEOUT);
+        bank.dispatcher.prepare(dev.lanes.lifecycle.RuntimeContext.standalone()).block(TIMEOUT);
         AggregateId id = Bank.account("busy");
         store.hold.set(true);
         Mono<CommandResult> first =

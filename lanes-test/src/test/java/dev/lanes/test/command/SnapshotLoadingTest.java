@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.lanes.api.AggregateId;
 import dev.lanes.command.WaitStage;
 import dev.lanes.dispatch.ExchangeRejectedException;
-import dev.lanes.event.InMemoryDomainEventBus;
-import dev.lanes.eventsourcing.InMemoryEventStore;
-import dev.lanes.eventsourcing.InMemorySnapshotStore;
+import dev.lanes.event.DomainEventBuses;
+import dev.lanes.eventsourcing.EventStore;
+import dev.lanes.eventsourcing.EventStores;
 import dev.lanes.eventsourcing.Snapshot;
+import dev.lanes.eventsourcing.SnapshotStore;
+import dev.lanes.eventsourcing.SnapshotStores;
 import dev.lanes.test.bank.Account;
 import dev.lanes.test.bank.AccountCommand.Deposit;
 import dev.lanes.test.bank.AccountCommand.OpenAccount;
@@ -24,8 +26,8 @@ class SnapshotLoadingTest {
 
     @Test
     void loadingStartsFromTheLatestSnapshotAndAppliesOnlyTheTail() {
-        InMemoryEventStore store = new InMemoryEventStore();
-        InMemorySnapshotStore snapshots = new InMemorySnapshotStore();
+        EventStore store = EventStores.inMemory();
+        SnapshotStore snapshots = SnapshotStores.inMemory();
         AggregateId id = Bank.account("snap");
         try (BankInstance writer = new BankInstance("Writer", store).start()) {
             writer.gateway.send(id, new OpenAccount("sam"), WaitStage.PROCESSED).block(TIMEOUT);
@@ -41,7 +43,7 @@ class SnapshotLoadingTest {
                         "Reader",
                         store,
                         64,
-                        new InMemoryDomainEventBus(64),
+                        DomainEventBuses.inMemory(64),
                         b -> b.snapshotStore(snapshots).cacheCapacity(0))
                 .start()) {
             // 500 + 20 (version 3 applied on top of the snapshot) = 520; a full replay would give 30
@@ -60,12 +62,12 @@ class SnapshotLoadingTest {
 
     @Test
     void aFullLaneRejectsBackToItsSender() {
-        InMemoryEventStore store = new InMemoryEventStore();
+        EventStore store = EventStores.inMemory();
         try (BankInstance bank = new BankInstance(
                         "Bank",
                         store,
                         1024,
-                        new InMemoryDomainEventBus(64),
+                        DomainEventBuses.inMemory(64),
                         b -> b.settings(dev.lanes.command.CommandDispatcher.DEFAULT_SETTINGS
                                 .withStrategy(dev.lanes.dispatch.LaneStrategy.KEYED)
                                 .withBounds(1, 1024)))

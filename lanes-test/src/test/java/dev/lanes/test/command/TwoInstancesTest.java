@@ -5,7 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.lanes.api.AggregateId;
 import dev.lanes.command.CommandResult;
 import dev.lanes.command.WaitStage;
-import dev.lanes.eventsourcing.InMemoryEventStore;
+import dev.lanes.eventsourcing.EventStore;
+import dev.lanes.eventsourcing.EventStores;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.test.bank.AccountCommand.Deposit;
 import dev.lanes.test.bank.AccountCommand.OpenAccount;
@@ -26,7 +27,7 @@ import reactor.core.publisher.Flux;
 class TwoInstancesTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
-    private final InMemoryEventStore store = new InMemoryEventStore();
+    private final EventStore store = EventStores.inMemory();
     private final BankInstance first = new BankInstance("First", store).start();
     private final BankInstance second = new BankInstance("Second", store).start();
 

@@ -6,7 +6,8 @@ import dev.lanes.api.AggregateId;
 import dev.lanes.api.NamedAggregate;
 import dev.lanes.command.UnknownAggregateTypeException;
 import dev.lanes.command.WaitStage;
-import dev.lanes.eventsourcing.InMemoryEventStore;
+import dev.lanes.eventsourcing.EventStore;
+import dev.lanes.eventsourcing.EventStores;
 import dev.lanes.test.bank.AccountCommand.Deposit;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -17,7 +18,7 @@ class UnknownAggregateTypeTest {
 
     @Test
     void aCommandForAnAggregateTypeNobodyServesIsRefusedAtSendAndNothingIsKept() {
-        InMemoryEventStore store = new InMemoryEventStore();
+        EventStore store = EventStores.inMemory();
         try (BankInstance bank = new BankInstance("Bank", store).start()) {
             AggregateId misspelt = AggregateId.of(NamedAggregate.of("bank", "acount"), "a1");
 

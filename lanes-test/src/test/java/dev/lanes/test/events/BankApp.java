@@ -1,16 +1,16 @@
 package dev.lanes.test.events;
 
+import dev.lanes.Lanes;
 import dev.lanes.command.CommandDispatcher;
 import dev.lanes.command.CommandGateway;
 import dev.lanes.command.CommandResults;
-import dev.lanes.command.DefaultCommandGateway;
-import dev.lanes.command.InMemoryCommandBus;
 import dev.lanes.dispatch.LaneStrategy;
 import dev.lanes.event.DomainEventBus;
-import dev.lanes.event.InMemoryDomainEventBus;
+import dev.lanes.event.DomainEventBuses;
 import dev.lanes.eventsourcing.EventStore;
-import dev.lanes.eventsourcing.InMemoryEventStore;
-import dev.lanes.eventsourcing.InMemorySnapshotStore;
+import dev.lanes.eventsourcing.EventStores;
+import dev.lanes.eventsourcing.SnapshotStore;
+import dev.lanes.eventsourcing.SnapshotStores;
 import dev.lanes.processing.CompositeEventDispatcher;
 import dev.lanes.processing.EventProcessor;
 import dev.lanes.processing.Snapshotter;
@@ -19,25 +19,27 @@ import dev.lanes.test.bank.BalanceProjection;
 import dev.lanes.test.bank.Bank;
 import dev.lanes.test.bank.TransferSaga;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.function.UnaryOperator;
 
-/** The whole bank on the in-memory defaults: command side, event side (projection, saga, snapshotter) and runtime. */
+/**
+ * The whole bank on the in-memory defaults, wired by {@link Lanes#builder()}: command side, event side (projection,
+ * saga, snapshotter) and runtime.
+ */
 final class BankApp {
     final EventStore store;
-    final InMemorySnapshotStore snapshots = new InMemorySnapshotStore();
-    final CommandResults results = new CommandResults();
-    final InMemoryCommandBus commandBus;
+    final SnapshotStore snapshots = SnapshotStores.inMemory();
     final DomainEventBus eventBus;
+    final BalanceProjection balances = new BalanceProjection();
+    final Lanes lanes;
+    final CommandResults results;
     final CommandDispatcher commands;
     final CommandGateway gateway;
-    final BalanceProjection balances = new BalanceProjection();
     final CompositeEventDispatcher events;
     final LanesRuntime runtime;
 
     BankApp(Duration shutdownTimeout, Duration quietPeriod, List<EventProcessor> extraProcessors) {
-        this(new InMemoryEventStore(), shutdownTimeout, quietPeriod, extraProcessors, b -> b);
+        this(EventStores.inMemory(), shutdownTimeout, quietPeriod, extraProcessors, b -> b);
     }
 
     BankApp(
@@ -45,8 +47,8 @@ final class BankApp {
             Duration shutdownTimeout,
             Duration quietPeriod,
             List<EventProcessor> extraProcessors,
-            UnaryOperator<CompositeEventDispatcher.Builder> customizeEvents) {
-        this(store, 4096, shutdownTimeout, quietPeriod, extraProcessors, customizeEvents);
+            UnaryOperator<Lanes.Builder> customize) {
+        this(store, 4096, shutdownTimeout, quietPeriod, extraProcessors, customize);
     }
 
     BankApp(
@@ -55,30 +57,31 @@ final class BankApp {
             Duration shutdownTimeout,
             Duration quietPeriod,
             List<EventProcessor> extraProcessors,
-            UnaryOperator<CompositeEventDispatcher.Builder> customizeEvents) {
+            UnaryOperator<Lanes.Builder> customize) {
         this.store = store;
-        this.commandBus = new InMemoryCommandBus(16_384, results);
-        this.eventBus = new InMemoryDomainEventBus(eventBusCapacity);
-        this.commands = CommandDispatcher.builder(commandBus, store, eventBus, results)
-                .register(Bank.definition())
+        this.eventBus = DomainEventBuses.inMemory(eventBusCapacity);
+        Lanes.Builder builder = Lanes.builder()
+                .aggregate(Bank.definition())
+                .eventStore(store)
                 .snapshotStore(snapshots)
-                .settings(CommandDispatcher.DEFAULT_SETTINGS.withStrategy(LaneStrategy.KEYED))
-                .build();
-        this.gateway = new DefaultCommandGateway(commandBus, store, results);
-        List<EventProcessor> processors = new ArrayList<>();
-        processors.add(balances.processor());
-        processors.add(TransferSaga.processor(gateway));
-        processors.add(Snapshotter.processor("Snapshotter", Bank.definition(), store, snapshots, 10));
-        processors.addAll(extraProcessors);
-        CompositeEventDispatcher.Builder builder =
-                CompositeEventDispatcher.builder("EventDispatcher", eventBus).commandResults(results);
-        processors.forEach(builder::processor);
-        this.events = customizeEvents.apply(builder).build();
-        this.runtime = new LanesRuntime(List.of(commands, events), shutdownTimeout, quietPeriod);
+                .eventBus(eventBus)
+                .commandSettings(CommandDispatcher.DEFAULT_SETTINGS.withStrategy(LaneStrategy.KEYED))
+                .shutdownTimeout(shutdownTimeout)
+                .quietPeriod(quietPeriod)
+                .processor(balances.processor())
+                .processor(TransferSaga::processor)
+                .processor(Snapshotter.processor("Snapshotter", Bank.definition(), store, snapshots, 10));
+        extraProcessors.forEach(builder::processor);
+        this.lanes = customize.apply(builder).build();
+        this.results = lanes.commandResults();
+        this.commands = lanes.commandDispatcher();
+        this.gateway = lanes.gateway();
+        this.events = lanes.eventDispatcher().orElseThrow();
+        this.runtime = lanes.runtime();
     }
 
     BankApp start() {
-        runtime.start().block(Duration.ofSeconds(10));
+        lanes.start(Duration.ofSeconds(10));
         return this;
     }
 }

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lanes.command.WaitStage;
 import dev.lanes.dispatch.LaneSettings;
-import dev.lanes.eventsourcing.InMemoryEventStore;
+import dev.lanes.eventsourcing.EventStores;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.runtime.ShutdownReport;
 import dev.lanes.test.bank.AccountCommand.Deposit;
@@ -38,12 +38,12 @@ class FlowControlTest {
     void transfersThroughATinyEventBusAndTightEventLanesAllSettleAndTheRuntimeStopsGracefully() {
         // the reproduction: an event bus of 8 per consumer group, event lanes of 4 (64 in all), 200 transfers
         BankApp bank = new BankApp(
-                        new InMemoryEventStore(),
+                        EventStores.inMemory(),
                         8,
                         Duration.ofSeconds(30),
                         Duration.ofMillis(100),
                         List.of(),
-                        events -> events.settings(LaneSettings.DEFAULT.withBounds(4, 64)))
+                        lanes -> lanes.eventSettings(LaneSettings.DEFAULT.withBounds(4, 64)))
                 .start();
         openAccounts(bank);
 

@@ -8,11 +8,10 @@ import dev.lanes.command.CommandResult;
 import dev.lanes.command.StageNotReachedException;
 import dev.lanes.command.WaitStage;
 import dev.lanes.dispatch.MessageExchange;
-import dev.lanes.event.InMemoryDomainEventBus;
-import dev.lanes.eventsourcing.InMemoryEventStore;
+import dev.lanes.eventsourcing.EventStores;
+import dev.lanes.flow.IntakeGate;
 import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEventStream;
-import dev.lanes.messaging.IntakeGate;
 import dev.lanes.processing.EventProcessor;
 import dev.lanes.processing.ProcessorKind;
 import dev.lanes.runtime.ShutdownReport;
@@ -40,11 +39,11 @@ class StopAnswersTest {
                 .on(Bank.ACCOUNT, Deposited.class, (event, context) -> Mono.never())
                 .build();
         BankApp bank = new BankApp(
-                        new InMemoryEventStore(),
+                        EventStores.inMemory(),
                         Duration.ofMillis(300),
                         Duration.ZERO,
                         List.of(neverEnding),
-                        events -> events)
+                        lanes -> lanes)
                 .start();
         bank.gateway
                 .send(Bank.account("p"), new OpenAccount("pat"), WaitStage.PROJECTED)
@@ -74,15 +73,15 @@ class StopAnswersTest {
     @Test
     void aGracefulStopAnswersTheCommandsStillWaitingInTheBusAtOnceAsStoppedAndProcessesTheOthers() {
         BankApp bank = new BankApp(
-                        new InMemoryEventStore(),
+                        EventStores.inMemory(),
                         8,
                         Duration.ofSeconds(30),
                         Duration.ofSeconds(2),
                         List.of(),
-                        events -> events)
+                        lanes -> lanes)
                 .start();
         // a consumer group that takes nothing: past 8 streams the bus pauses new commands of its type
-        ((InMemoryDomainEventBus) bank.eventBus)
+        bank.eventBus
                 .receive("Stuck", Bank.ACCOUNT)
                 .subscribe(new BaseSubscriber<MessageExchange<DomainEventStream>>() {
                     @Override

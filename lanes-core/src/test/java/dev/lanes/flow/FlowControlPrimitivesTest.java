@@ -1,7 +1,8 @@
-package dev.lanes.messaging;
+package dev.lanes.flow;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lanes.internal.route.BacklogRoute;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;

@@ -1,4 +1,4 @@
-package dev.lanes.messaging;
+package dev.lanes.internal.route;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package dev.lanes.messaging;
+package dev.lanes.flow;
 
 import dev.lanes.internal.Require;
 import java.util.Objects;

@@ -1,4 +1,4 @@
-package dev.lanes.runtime;
+package dev.lanes.lifecycle;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;

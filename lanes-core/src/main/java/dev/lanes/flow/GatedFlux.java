@@ -1,4 +1,4 @@
-package dev.lanes.messaging;
+package dev.lanes.flow;
 
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;

@@ -1,4 +1,4 @@
-package dev.lanes.runtime;
+package dev.lanes.lifecycle;
 
 /**
  * One admitted unit of work (an exchange from intake to acknowledgement). The runtime counts open leases to know when

@@ -1,5 +1,6 @@
-package dev.lanes.messaging;
+package dev.lanes.internal.route;
 
+import dev.lanes.flow.Backlog;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;

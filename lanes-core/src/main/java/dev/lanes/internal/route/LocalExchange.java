@@ -1,4 +1,4 @@
-package dev.lanes.messaging;
+package dev.lanes.internal.route;
 
 import dev.lanes.api.AggregateId;
 import dev.lanes.dispatch.MessageExchange;

@@ -1,5 +1,6 @@
-package dev.lanes.runtime;
+package dev.lanes.lifecycle;
 
+import java.util.List;
 import reactor.core.publisher.Mono;
 
 /**
@@ -34,4 +35,21 @@ public interface RuntimeComponent {
      * idempotent, and safe before {@link #prepare}.
      */
     void forceStop();
+
+    /**
+     * Several components run as one, owning a resource they share (typically their scheduler supplier): prepare, start
+     * and quiesce in order; a graceful stop quiesces every member, drains them in reverse order, then stops {@code
+     * owned} once; a force forces the members in reverse order, then {@code owned}. A member's failure does not skip
+     * the others: every step runs, and the first failure is the result (later ones suppressed).
+     *
+     * <p>Give the members a non-owning view of {@code owned} (for a scheduler supplier, {@code
+     * AggregateSchedulers.borrowed}) when they would otherwise stop it themselves.
+     *
+     * @param name the group's name, for logs and reports
+     * @param members the components, in start order
+     * @param owned what the group stops after its members drained
+     */
+    static RuntimeComponent group(String name, List<? extends RuntimeComponent> members, ForceStoppable owned) {
+        return new ComponentGroup(name, members, owned);
+    }
 }

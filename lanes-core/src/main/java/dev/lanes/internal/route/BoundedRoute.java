@@ -1,4 +1,4 @@
-package dev.lanes.messaging;
+package dev.lanes.internal.route;
 
 import dev.lanes.internal.Require;
 import reactor.core.publisher.Flux;

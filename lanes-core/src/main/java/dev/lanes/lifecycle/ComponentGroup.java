@@ -1,6 +1,5 @@
-package dev.lanes.runtime;
+package dev.lanes.lifecycle;
 
-import dev.lanes.scheduler.AggregateSchedulerSupplier;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -14,41 +13,45 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * Runs the lifecycle of several components as one, and owns the scheduler supplier they share.
+ * Runs the lifecycle of several components as one, and owns a resource they share (their scheduler supplier). See
+ * {@link RuntimeComponent#group}.
  *
  * <p>Order: prepare, start and quiesce in registration order; graceful stop first quiesces every member (all intake
- * closes), then drains the members in reverse order, then stops the supplier, once. Force stops the members in
- * reverse order, then the supplier. A member's failure does not skip the others: every step runs, and the first
+ * closes), then drains the members in reverse order, then stops the owned resource, once. Force stops the members in
+ * reverse order, then the owned resource. A member's failure does not skip the others: every step runs, and the first
  * failure is the result (later ones suppressed). A force that comes before the graceful stop is subscribed turns the
- * supplier's graceful stop into a no-op.
+ * owned resource's graceful stop into a no-op.
  */
-public final class ComponentGroup {
+final class ComponentGroup implements RuntimeComponent {
     private static final Logger log = LoggerFactory.getLogger(ComponentGroup.class);
 
     private final String name;
     private final List<RuntimeComponent> members;
-    private final AggregateSchedulerSupplier supplier;
+    private final ForceStoppable supplier;
     private final AtomicBoolean forced = new AtomicBoolean();
     private final Mono<Void> gracefulStop;
 
-    public ComponentGroup(String name, List<? extends RuntimeComponent> members, AggregateSchedulerSupplier supplier) {
+    ComponentGroup(String name, List<? extends RuntimeComponent> members, ForceStoppable supplier) {
         this.name = Objects.requireNonNull(name, "name");
         this.members = List.copyOf(members);
         this.supplier = Objects.requireNonNull(supplier, "supplier");
         this.gracefulStop = Mono.defer(this::stopInOrder).cache();
     }
 
-    public List<RuntimeComponent> members() {
-        return members;
+    @Override
+    public String name() {
+        return name;
     }
 
     /** Prepares members in order; stops at the first failure (the owner then stops or forces the group). */
+    @Override
     public Mono<Void> prepare(RuntimeContext context) {
         return Flux.fromIterable(members)
                 .concatMap(member -> forced.get() ? Mono.empty() : member.prepare(context))
                 .then();
     }
 
+    @Override
     public void start() {
         members.forEach(member -> {
             if (!forced.get()) {
@@ -57,15 +60,18 @@ public final class ComponentGroup {
         });
     }
 
+    @Override
     public void quiesce() {
         members.forEach(RuntimeComponent::quiesce);
     }
 
     /** Lazy and cached: quiesce all, drain members in reverse, then stop the supplier unless forced. */
+    @Override
     public Mono<Void> stopGracefully() {
         return gracefulStop;
     }
 
+    @Override
     public void forceStop() {
         forced.set(true);
         Throwable first = null;

@@ -1,15 +1,16 @@
-package dev.lanes.runtime;
+package dev.lanes.lifecycle;
 
 import reactor.core.publisher.Mono;
 
 /**
- * A component whose lifecycle is that of a {@link ComponentGroup}: its members prepared, started and quiesced in
- * order, drained in reverse, then its owned scheduler supplier stopped.
+ * A component whose lifecycle is carried by another, typically a {@link RuntimeComponent#group group}: its members
+ * prepared, started and quiesced in order, drained in reverse, then its owned scheduler supplier stopped. Implement
+ * {@link #lifecycle()}; every lifecycle call is delegated to it.
  */
 public interface GroupedComponent extends RuntimeComponent {
 
-    /** The group that carries this component's lifecycle. */
-    ComponentGroup lifecycle();
+    /** The component (a group) that carries this component's lifecycle. */
+    RuntimeComponent lifecycle();
 
     @Override
     default Mono<Void> prepare(RuntimeContext context) {

@@ -1,0 +1,491 @@
+package dev.lanes;
+
+import dev.lanes.api.MaterializedNamedAggregate;
+import dev.lanes.command.CommandBus;
+import dev.lanes.command.CommandBuses;
+import dev.lanes.command.CommandDispatcher;
+import dev.lanes.command.CommandGateway;
+import dev.lanes.command.CommandGateways;
+import dev.lanes.command.CommandResults;
+import dev.lanes.dispatch.DispatcherMetrics;
+import dev.lanes.dispatch.LaneSettings;
+import dev.lanes.dispatch.ParkingLot;
+import dev.lanes.dispatch.ParkingLots;
+import dev.lanes.event.DomainEventBus;
+import dev.lanes.event.DomainEventBuses;
+import dev.lanes.eventsourcing.EventStore;
+import dev.lanes.eventsourcing.EventStores;
+import dev.lanes.eventsourcing.SnapshotStore;
+import dev.lanes.internal.Require;
+import dev.lanes.internal.route.BoundedRoute;
+import dev.lanes.lifecycle.GracefullyStoppable;
+import dev.lanes.lifecycle.RuntimeComponent;
+import dev.lanes.modeling.AggregateDefinition;
+import dev.lanes.processing.CompositeEventDispatcher;
+import dev.lanes.processing.EventProcessor;
+import dev.lanes.runtime.LanesRuntime;
+import dev.lanes.runtime.ShutdownReport;
+import dev.lanes.scheduler.AggregateSchedulerSupplier;
+import dev.lanes.scheduler.AggregateSchedulers;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * One service instance, wired: the entry point of Lanes.
+ *
+ * <pre>{@code
+ * try (Lanes lanes = Lanes.builder()
+ *         .aggregate(Bank.definition())
+ *         .processor(balances.processor())    // a projection
+ *         .processor(TransferSaga::processor) // a saga: it is given the gateway
+ *         .build()
+ *         .start()) {
+ *     lanes.gateway().send(Bank.account("acc-1"), new Deposit(100), WaitStage.PROJECTED).block();
+ * }
+ * }</pre>
+ *
+ * <p>What {@link Builder#build()} wires: the event store (in memory unless given), the snapshot store (none unless
+ * given), an in-memory command bus and the {@link CommandResults} its senders wait in, the {@link CommandGateway}, one
+ * {@link CommandDispatcher} for every aggregate, an in-memory event bus (unless given) and one {@link
+ * CompositeEventDispatcher} for every processor (none without processors), all under one {@link LanesRuntime}: the
+ * command side first, so on stop the event side drains last.
+ *
+ * <p>Building starts nothing: {@link #start()} (or {@code runtime().start()}) prepares, then starts every component.
+ * {@link #stop()} and {@link #close()} stop gracefully; {@code runtime().shutdown()} does the same and returns the
+ * {@link ShutdownReport}. There is no restart.
+ */
+public final class Lanes implements GracefullyStoppable {
+    /** How long the runtime's stop may take before it forces what is left, unless set: 30 seconds. */
+    public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(30);
+
+    /**
+     * How long no activity lease may be open, once stopping, before the runtime closes admission, unless set: 200 ms.
+     * Tail work (a saga's commands and their replies) is admitted meanwhile.
+     */
+    public static final Duration DEFAULT_QUIET_PERIOD = Duration.ofMillis(200);
+
+    /** How long {@link #start()} waits for every component to be prepared and started: 30 seconds. */
+    public static final Duration DEFAULT_START_TIMEOUT = Duration.ofSeconds(30);
+
+    /** The name of the command dispatcher, and the prefix of its threads ({@code CommandDispatcher-<aggregate>-<n>}). */
+    public static final String COMMAND_DISPATCHER = "CommandDispatcher";
+
+    /** The name of the event dispatcher, and the prefix of its threads ({@code EventDispatcher-<aggregate>-<n>}). */
+    public static final String EVENT_DISPATCHER = "EventDispatcher";
+
+    private final LanesRuntime runtime;
+    private final CommandGateway gateway;
+    private final CommandResults results;
+    private final EventStore eventStore;
+    private final CommandDispatcher commands;
+    private final @Nullable CompositeEventDispatcher events;
+
+    private Lanes(
+            LanesRuntime runtime,
+            CommandGateway gateway,
+            CommandResults results,
+            EventStore eventStore,
+            CommandDispatcher commands,
+            @Nullable CompositeEventDispatcher events) {
+        this.runtime = runtime;
+        this.gateway = gateway;
+        this.results = results;
+        this.eventStore = eventStore;
+        this.commands = commands;
+        this.events = events;
+    }
+
+    /** Starts a builder; register at least one {@link Builder#aggregate aggregate}. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The runtime that owns every component; not started by {@link Builder#build()}. */
+    public LanesRuntime runtime() {
+        return runtime;
+    }
+
+    /** Where application code sends commands. */
+    public CommandGateway gateway() {
+        return gateway;
+    }
+
+    /** Where the senders' waits live: how many are in flight, the default timeout. */
+    public CommandResults commandResults() {
+        return results;
+    }
+
+    /** The event store the command dispatcher appends to (the in-memory one unless another was given). */
+    public EventStore eventStore() {
+        return eventStore;
+    }
+
+    /** The command side: one lane engine per aggregate type, for stats and reports. */
+    public CommandDispatcher commandDispatcher() {
+        return commands;
+    }
+
+    /** The event side, present when at least one processor was registered. */
+    public Optional<CompositeEventDispatcher> eventDispatcher() {
+        return Optional.ofNullable(events);
+    }
+
+    /** {@link #start(Duration)} waiting at most {@link #DEFAULT_START_TIMEOUT}. */
+    public Lanes start() {
+        return start(DEFAULT_START_TIMEOUT);
+    }
+
+    /**
+     * Starts the runtime (prepares every component in order, then starts each) and waits until it runs. Call it from a
+     * thread Lanes does not use.
+     *
+     * @return this, running
+     * @throws IllegalStateException naming the runtime when it was started before, or does not start within {@code
+     *     timeout} (the start itself goes on), or the waiting thread is interrupted
+     * @throws RuntimeException the failure of a component that did not prepare or start (the runtime rolled back)
+     */
+    public Lanes start(Duration timeout) {
+        Require.positive(timeout, "timeout");
+        try {
+            runtime.start().toFuture().get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            return this;
+        } catch (TimeoutException e) {
+            throw new IllegalStateException(runtime + " did not start within " + timeout, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while waiting for " + runtime + " to start", e);
+        } catch (CancellationException e) {
+            throw new IllegalStateException(runtime + " start was cancelled", e);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof RuntimeException runtimeException) {
+                throw runtimeException;
+            }
+            if (cause instanceof Error error) {
+                throw error;
+            }
+            throw new IllegalStateException(runtime + " failed to start", cause);
+        }
+    }
+
+    /** The runtime's graceful stop: completes empty when it drained, errors with its primary failure otherwise. */
+    @Override
+    public Mono<Void> stopGracefully() {
+        return runtime.stopGracefully();
+    }
+
+    /** Stops gracefully, waiting up to the shutdown timeout plus a second (see {@link LanesRuntime#stop()}). */
+    @Override
+    public void stop() {
+        runtime.stop();
+    }
+
+    @Override
+    public String toString() {
+        return "Lanes[" + commands + (events == null ? "" : ", " + events) + ", " + runtime + "]";
+    }
+
+    /**
+     * Collects the aggregates, processors and infrastructure of one service instance; every setting has a default
+     * except the aggregates. Setters check their argument at once, naming it; {@link #build()} checks how they fit
+     * together. Not thread-safe; build once.
+     */
+    public static final class Builder {
+        private final Map<MaterializedNamedAggregate, AggregateDefinition<?>> aggregates = new LinkedHashMap<>();
+        private final List<Function<? super CommandGateway, EventProcessor>> processors = new ArrayList<>();
+        private @Nullable EventStore eventStore;
+        private SnapshotStore snapshotStore = SnapshotStore.NONE;
+        private @Nullable DomainEventBus eventBus;
+        private int commandBusCapacity = CommandBuses.DEFAULT_CAPACITY_PER_TYPE;
+        private LaneSettings commandSettings = CommandDispatcher.DEFAULT_SETTINGS;
+        private LaneSettings eventSettings = LaneSettings.DEFAULT;
+        private Function<String, AggregateSchedulerSupplier> schedulers = AggregateSchedulers::perType;
+        private DispatcherMetrics metrics = DispatcherMetrics.NONE;
+        private @Nullable ParkingLot commandParkingLot;
+        private @Nullable ParkingLot eventParkingLot;
+        private Duration commandTimeout = CommandResults.DEFAULT_TIMEOUT;
+        private Duration shutdownTimeout = DEFAULT_SHUTDOWN_TIMEOUT;
+        private Duration quietPeriod = DEFAULT_QUIET_PERIOD;
+        private Scheduler timer = Schedulers.parallel();
+
+        private Builder() {}
+
+        /**
+         * Registers an aggregate type: the command dispatcher takes its commands, in one lane engine.
+         *
+         * @throws IllegalArgumentException naming the type when an aggregate of that type is registered already
+         */
+        public Builder aggregate(AggregateDefinition<?> definition) {
+            Objects.requireNonNull(definition, "definition");
+            AggregateDefinition<?> existing = aggregates.putIfAbsent(definition.namedAggregate(), definition);
+            if (existing != null) {
+                throw new IllegalArgumentException("aggregate " + definition.namedAggregate() + " is registered twice: "
+                        + existing + " and " + definition);
+            }
+            return this;
+        }
+
+        /** Registers an event processor (handler, projection, saga, snapshotter); its name must be unique. */
+        public Builder processor(EventProcessor processor) {
+            Objects.requireNonNull(processor, "processor");
+            return processor(gateway -> processor);
+        }
+
+        /**
+         * Registers an event processor made with this instance's gateway, as a saga needs ({@code
+         * TransferSaga::processor}). Called once, by {@link #build()}.
+         */
+        public Builder processor(Function<? super CommandGateway, EventProcessor> factory) {
+            processors.add(Objects.requireNonNull(factory, "factory"));
+            return this;
+        }
+
+        /** Where streams are appended and loaded from; a new in-memory store ({@link EventStores#inMemory()}) unless set. */
+        public Builder eventStore(EventStore eventStore) {
+            this.eventStore = Objects.requireNonNull(eventStore, "eventStore");
+            return this;
+        }
+
+        /** Where aggregates' snapshots are loaded from; {@link SnapshotStore#NONE} (replay from version 1) unless set. */
+        public Builder snapshotStore(SnapshotStore snapshotStore) {
+            this.snapshotStore = Objects.requireNonNull(snapshotStore, "snapshotStore");
+            return this;
+        }
+
+        /**
+         * The bus that carries appended streams to the processors; {@link DomainEventBuses#inMemory()} (a budget of
+         * {@value DomainEventBuses#DEFAULT_BUDGET} streams per consumer group) unless set.
+         */
+        public Builder eventBus(DomainEventBus eventBus) {
+            this.eventBus = Objects.requireNonNull(eventBus, "eventBus");
+            return this;
+        }
+
+        /**
+         * New commands the in-memory command bus holds per aggregate type before a send fails fast; {@value
+         * CommandBuses#DEFAULT_CAPACITY_PER_TYPE} unless set.
+         *
+         * @throws IllegalArgumentException naming the value if not positive or above 2^30
+         */
+        public Builder commandBusCapacity(int capacityPerType) {
+            this.commandBusCapacity = BoundedRoute.requireCapacity(capacityPerType, "commandBusCapacity");
+            return this;
+        }
+
+        /** Lane settings of the command dispatcher; {@link CommandDispatcher#DEFAULT_SETTINGS} unless set. */
+        public Builder commandSettings(LaneSettings settings) {
+            this.commandSettings = Objects.requireNonNull(settings, "commandSettings");
+            return this;
+        }
+
+        /**
+         * Lane settings of every processor; {@link LaneSettings#DEFAULT} unless set. Keep its {@code PAUSE} overflow
+         * with the in-memory event bus, which cannot redeliver a rejected stream.
+         */
+        public Builder eventSettings(LaneSettings settings) {
+            this.eventSettings = Objects.requireNonNull(settings, "eventSettings");
+            return this;
+        }
+
+        /**
+         * Makes the scheduler supplier of each dispatcher from its name ({@value #COMMAND_DISPATCHER}, {@value
+         * #EVENT_DISPATCHER}); each dispatcher owns and stops the one it gets, so return a new one per call. {@link
+         * AggregateSchedulers#perType(String)} unless set; e.g. {@code name -> AggregateSchedulers.sharedPool(name, 4)}.
+         */
+        public Builder schedulers(Function<String, AggregateSchedulerSupplier> perDispatcher) {
+            this.schedulers = Objects.requireNonNull(perDispatcher, "schedulers");
+            return this;
+        }
+
+        /** Where every dispatcher records its metrics; {@link DispatcherMetrics#NONE} unless set. */
+        public Builder metrics(DispatcherMetrics metrics) {
+            this.metrics = Objects.requireNonNull(metrics, "metrics");
+            return this;
+        }
+
+        /** Where commands go whose retries ran out; a new {@link ParkingLots#inMemory()} unless set. */
+        public Builder commandParkingLot(ParkingLot parkingLot) {
+            this.commandParkingLot = Objects.requireNonNull(parkingLot, "commandParkingLot");
+            return this;
+        }
+
+        /**
+         * Where event streams (and saga replies) go whose retries ran out; a new {@link ParkingLots#inMemory()}
+         * unless set, which {@code CompositeEventDispatcher.replayParked()} can replay.
+         */
+        public Builder eventParkingLot(ParkingLot parkingLot) {
+            this.eventParkingLot = Objects.requireNonNull(parkingLot, "eventParkingLot");
+            return this;
+        }
+
+        /**
+         * How long a sender waits when it names no timeout; {@link CommandResults#DEFAULT_TIMEOUT} unless set.
+         *
+         * @throws IllegalArgumentException naming the value if not positive
+         */
+        public Builder commandTimeout(Duration timeout) {
+            this.commandTimeout = Require.positive(timeout, "commandTimeout");
+            return this;
+        }
+
+        /**
+         * The deadline of the runtime's stop, after which it forces what is left; {@link #DEFAULT_SHUTDOWN_TIMEOUT}
+         * unless set.
+         *
+         * @throws IllegalArgumentException naming the value if not positive
+         */
+        public Builder shutdownTimeout(Duration timeout) {
+            this.shutdownTimeout = Require.positive(timeout, "shutdownTimeout");
+            return this;
+        }
+
+        /**
+         * How long no activity lease may be open, once stopping, before admission closes; {@link
+         * #DEFAULT_QUIET_PERIOD} unless set. Must be shorter than the shutdown timeout.
+         *
+         * @throws IllegalArgumentException naming the value if negative
+         */
+        public Builder quietPeriod(Duration quietPeriod) {
+            this.quietPeriod = Require.notNegative(quietPeriod, "quietPeriod");
+            return this;
+        }
+
+        /**
+         * Where the senders' timeouts and the runtime's quiet period and deadline are timed; Reactor's parallel
+         * scheduler unless set (a {@code VirtualTimeScheduler} in tests). Never disposed by Lanes.
+         */
+        public Builder timer(Scheduler timer) {
+            this.timer = Objects.requireNonNull(timer, "timer");
+            return this;
+        }
+
+        /**
+         * Wires the instance; starts nothing.
+         *
+         * @throws IllegalStateException when no aggregate is registered
+         * @throws IllegalArgumentException naming the value when settings do not fit together: two processors of one
+         *     name, a processor of an aggregate type no aggregate registers (with the in-memory event bus it would never
+         *     receive an event), a quiet period not shorter than the shutdown timeout, one scheduler supplier for both
+         *     dispatchers
+         */
+        public Lanes build() {
+            if (aggregates.isEmpty()) {
+                throw new IllegalStateException(
+                        "Lanes needs at least one aggregate: register its definition with aggregate(definition)");
+            }
+            if (quietPeriod.compareTo(shutdownTimeout) >= 0) {
+                throw new IllegalArgumentException(
+                        "quietPeriod must be shorter than shutdownTimeout: " + quietPeriod + " >= " + shutdownTimeout);
+            }
+            CommandResults results = new CommandResults(commandTimeout, timer);
+            EventStore store = eventStore != null ? eventStore : EventStores.inMemory();
+            CommandBus commandBus = CommandBuses.inMemory(commandBusCapacity, results);
+            DomainEventBus bus = eventBus != null ? eventBus : DomainEventBuses.inMemory();
+            CommandGateway gateway = CommandGateways.create(commandBus, store, results);
+            List<EventProcessor> made = processors(gateway, eventBus == null);
+            AggregateSchedulerSupplier commandSchedulers = supplier(COMMAND_DISPATCHER);
+            @Nullable AggregateSchedulerSupplier eventSchedulers = made.isEmpty() ? null : supplier(EVENT_DISPATCHER);
+            if (commandSchedulers == eventSchedulers) {
+                commandSchedulers.forceStop();
+                throw new IllegalArgumentException("schedulers(...) returned one supplier for " + COMMAND_DISPATCHER
+                        + " and " + EVENT_DISPATCHER + " (" + commandSchedulers
+                        + "); each dispatcher owns and stops its own: return a new one per call");
+            }
+            CommandDispatcher commands = commandDispatcher(commandBus, store, bus, results, commandSchedulers);
+            @Nullable
+            CompositeEventDispatcher events =
+                    eventSchedulers == null ? null : eventDispatcher(bus, results, made, eventSchedulers);
+            List<RuntimeComponent> components = events == null ? List.of(commands) : List.of(commands, events);
+            LanesRuntime runtime = new LanesRuntime(components, shutdownTimeout, quietPeriod, timer);
+            return new Lanes(runtime, gateway, results, store, commands, events);
+        }
+
+        private List<EventProcessor> processors(CommandGateway gateway, boolean inMemoryBus) {
+            List<EventProcessor> made = new ArrayList<>();
+            Set<String> names = new HashSet<>();
+            for (Function<? super CommandGateway, EventProcessor> factory : processors) {
+                EventProcessor processor = Objects.requireNonNull(
+                        factory.apply(gateway), () -> "processor factory " + factory + " returned null");
+                if (!names.add(processor.name())) {
+                    throw new IllegalArgumentException("processor '" + processor.name() + "' is registered twice: "
+                            + "each processor is a consumer group and needs a name of its own");
+                }
+                if (inMemoryBus) {
+                    requireKnownTypes(processor);
+                }
+                made.add(processor);
+            }
+            return made;
+        }
+
+        private void requireKnownTypes(EventProcessor processor) {
+            for (MaterializedNamedAggregate type : processor.aggregateTypes()) {
+                if (!aggregates.containsKey(type)) {
+                    throw new IllegalArgumentException("processor '" + processor.name() + "' handles events of " + type
+                            + ", which no aggregate registers (registered: " + registered()
+                            + "); on the in-memory event bus it would never receive an event");
+                }
+            }
+        }
+
+        private String registered() {
+            Set<String> names = new TreeSet<>();
+            aggregates.keySet().forEach(type -> names.add(type.toString()));
+            return String.join(", ", names);
+        }
+
+        private AggregateSchedulerSupplier supplier(String dispatcher) {
+            return Objects.requireNonNull(
+                    schedulers.apply(dispatcher), () -> "schedulers(...) returned null for " + dispatcher);
+        }
+
+        private CommandDispatcher commandDispatcher(
+                CommandBus commandBus,
+                EventStore store,
+                DomainEventBus bus,
+                CommandResults results,
+                AggregateSchedulerSupplier owned) {
+            CommandDispatcher.Builder builder = CommandDispatcher.builder(commandBus, store, bus, results)
+                    .name(COMMAND_DISPATCHER)
+                    .snapshotStore(snapshotStore)
+                    .settings(commandSettings)
+                    .metrics(metrics)
+                    .parkingLot(commandParkingLot != null ? commandParkingLot : ParkingLots.inMemory())
+                    .schedulers(owned);
+            aggregates.values().forEach(builder::register);
+            return builder.build();
+        }
+
+        private CompositeEventDispatcher eventDispatcher(
+                DomainEventBus bus,
+                CommandResults results,
+                List<EventProcessor> made,
+                AggregateSchedulerSupplier owned) {
+            CompositeEventDispatcher.Builder builder = CompositeEventDispatcher.builder(EVENT_DISPATCHER, bus)
+                    .commandResults(results)
+                    .settings(eventSettings)
+                    .metrics(metrics)
+                    .parkingLot(eventParkingLot != null ? eventParkingLot : ParkingLots.inMemory())
+                    .schedulers(owned);
+            made.forEach(builder::processor);
+            return builder.build();
+        }
+    }
+}

@@ -1,0 +1,22 @@
+package dev.lanes.command;
+
+import dev.lanes.eventsourcing.EventStore;
+
+/** The gateway Lanes ships in its core. */
+public final class CommandGateways {
+    private CommandGateways() {}
+
+    /**
+     * A gateway that sends through {@code commandBus} and waits in {@code results}. A request id {@code eventStore}
+     * already holds is answered with what it stored; a send of a request id that is in flight here waits for the first
+     * to end; a command that fails to send leaves nothing behind. See {@link CommandGateway} for what every wait ends
+     * with.
+     *
+     * @param commandBus where commands go; an in-memory one must report to the same {@code results}
+     * @param eventStore the store the command dispatcher appends to
+     * @param results where senders wait: the same as the command dispatcher's
+     */
+    public static CommandGateway create(CommandBus commandBus, EventStore eventStore, CommandResults results) {
+        return new DefaultCommandGateway(commandBus, eventStore, results);
+    }
+}
