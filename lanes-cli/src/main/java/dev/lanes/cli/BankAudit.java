@@ -1,10 +1,10 @@
 package dev.lanes.cli;
 
+import dev.lanes.examples.bank.AccountEvent.Deposited;
+import dev.lanes.examples.bank.AccountEvent.Withdrawn;
+import dev.lanes.examples.bank.BalanceProjection;
+import dev.lanes.examples.bank.Bank;
 import dev.lanes.messaging.DomainEventStream;
-import dev.lanes.test.bank.AccountEvent.Deposited;
-import dev.lanes.test.bank.AccountEvent.Withdrawn;
-import dev.lanes.test.bank.BalanceProjection;
-import dev.lanes.test.bank.Bank;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;

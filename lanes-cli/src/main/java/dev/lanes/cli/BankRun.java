@@ -2,11 +2,11 @@ package dev.lanes.cli;
 
 import dev.lanes.command.WaitStage;
 import dev.lanes.dispatch.LaneStrategy;
+import dev.lanes.examples.bank.AccountCommand.CloseAccount;
+import dev.lanes.examples.bank.AccountCommand.Deposit;
+import dev.lanes.examples.bank.AccountCommand.OpenAccount;
+import dev.lanes.examples.bank.Bank;
 import dev.lanes.runtime.ShutdownReport;
-import dev.lanes.test.bank.AccountCommand.CloseAccount;
-import dev.lanes.test.bank.AccountCommand.Deposit;
-import dev.lanes.test.bank.AccountCommand.OpenAccount;
-import dev.lanes.test.bank.Bank;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,9 +1,9 @@
 package dev.lanes.cli;
 
+import dev.lanes.examples.bank.AccountEvent;
+import dev.lanes.examples.bank.Bank;
 import dev.lanes.processing.EventProcessor;
 import dev.lanes.processing.ProcessorKind;
-import dev.lanes.test.bank.AccountEvent;
-import dev.lanes.test.bank.Bank;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import reactor.core.publisher.Mono;

@@ -12,8 +12,8 @@ import dev.lanes.dispatch.ParkingLot;
 import dev.lanes.event.DomainEventBus;
 import dev.lanes.event.InMemoryDomainEventBus;
 import dev.lanes.eventsourcing.EventStore;
+import dev.lanes.examples.bank.Bank;
 import dev.lanes.runtime.RuntimeContext;
-import dev.lanes.test.bank.Bank;
 import java.time.Duration;
 import java.util.function.UnaryOperator;
 

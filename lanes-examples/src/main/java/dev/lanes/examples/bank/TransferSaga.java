@@ -1,9 +1,9 @@
-package dev.lanes.test.bank;
+package dev.lanes.examples.bank;
 
 import dev.lanes.command.CommandGateway;
+import dev.lanes.examples.bank.AccountCommand.Deposit;
+import dev.lanes.examples.bank.AccountEvent.Withdrawn;
 import dev.lanes.processing.EventProcessor;
-import dev.lanes.test.bank.AccountCommand.Deposit;
-import dev.lanes.test.bank.AccountEvent.Withdrawn;
 import java.util.Objects;
 import reactor.core.publisher.Mono;
 

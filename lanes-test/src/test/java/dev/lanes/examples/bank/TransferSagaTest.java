@@ -1,12 +1,12 @@
-package dev.lanes.test.bank;
+package dev.lanes.examples.bank;
 
 import static dev.lanes.test.fixture.SagaFixture.sent;
 
-import dev.lanes.test.bank.AccountCommand.Deposit;
-import dev.lanes.test.bank.AccountEvent.AccountClosed;
-import dev.lanes.test.bank.AccountEvent.AccountOpened;
-import dev.lanes.test.bank.AccountEvent.Deposited;
-import dev.lanes.test.bank.AccountEvent.Withdrawn;
+import dev.lanes.examples.bank.AccountCommand.Deposit;
+import dev.lanes.examples.bank.AccountEvent.AccountClosed;
+import dev.lanes.examples.bank.AccountEvent.AccountOpened;
+import dev.lanes.examples.bank.AccountEvent.Deposited;
+import dev.lanes.examples.bank.AccountEvent.Withdrawn;
 import dev.lanes.test.fixture.AggregateFixture;
 import dev.lanes.test.fixture.SagaFixture;
 import java.util.Objects;

@@ -1,4 +1,4 @@
-package dev.lanes.test.bank;
+package dev.lanes.examples.bank;
 
 /** What an account can be asked to do. */
 public sealed interface AccountCommand {

@@ -1,4 +1,4 @@
-package dev.lanes.test.bank;
+package dev.lanes.examples.bank;
 
 /**
  * An account's state.

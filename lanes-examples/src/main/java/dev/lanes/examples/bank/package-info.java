@@ -1,5 +1,5 @@
 /** The bank sample domain: accounts that open, take deposits and withdrawals, and close. */
 @NullMarked
-package dev.lanes.test.bank;
+package dev.lanes.examples.bank;
 
 import org.jspecify.annotations.NullMarked;

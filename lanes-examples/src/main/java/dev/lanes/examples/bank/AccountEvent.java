@@ -1,4 +1,4 @@
-package dev.lanes.test.bank;
+package dev.lanes.examples.bank;
 
 /** What happened to an account. */
 public sealed interface AccountEvent {

@@ -1,16 +1,16 @@
-package dev.lanes.test.bank;
+package dev.lanes.examples.bank;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.lanes.test.bank.AccountCommand.CloseAccount;
-import dev.lanes.test.bank.AccountCommand.Deposit;
-import dev.lanes.test.bank.AccountCommand.OpenAccount;
-import dev.lanes.test.bank.AccountCommand.Withdraw;
-import dev.lanes.test.bank.AccountEvent.AccountClosed;
-import dev.lanes.test.bank.AccountEvent.AccountOpened;
-import dev.lanes.test.bank.AccountEvent.Deposited;
-import dev.lanes.test.bank.AccountEvent.Withdrawn;
+import dev.lanes.examples.bank.AccountCommand.CloseAccount;
+import dev.lanes.examples.bank.AccountCommand.Deposit;
+import dev.lanes.examples.bank.AccountCommand.OpenAccount;
+import dev.lanes.examples.bank.AccountCommand.Withdraw;
+import dev.lanes.examples.bank.AccountEvent.AccountClosed;
+import dev.lanes.examples.bank.AccountEvent.AccountOpened;
+import dev.lanes.examples.bank.AccountEvent.Deposited;
+import dev.lanes.examples.bank.AccountEvent.Withdrawn;
 import dev.lanes.test.fixture.AggregateFixture;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -87,7 +87,7 @@ class BankTest {
                             Expecting bank.account/1 to emit:
                               1. Withdrawn[amount=30, reference=]
                             but the command failed with:
-                              dev.lanes.test.bank.BankRuleViolation: insufficient funds: balance 20, withdrawal 30
+                              dev.lanes.examples.bank.BankRuleViolation: insufficient funds: balance 20, withdrawal 30
                             when:
                               Withdraw[amount=30, reference=]
                             given:

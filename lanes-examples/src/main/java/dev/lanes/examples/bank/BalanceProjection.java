@@ -1,11 +1,11 @@
-package dev.lanes.test.bank;
+package dev.lanes.examples.bank;
 
+import dev.lanes.examples.bank.AccountEvent.AccountClosed;
+import dev.lanes.examples.bank.AccountEvent.AccountOpened;
+import dev.lanes.examples.bank.AccountEvent.Deposited;
+import dev.lanes.examples.bank.AccountEvent.Withdrawn;
 import dev.lanes.processing.EventProcessor;
 import dev.lanes.processing.ProcessorKind;
-import dev.lanes.test.bank.AccountEvent.AccountClosed;
-import dev.lanes.test.bank.AccountEvent.AccountOpened;
-import dev.lanes.test.bank.AccountEvent.Deposited;
-import dev.lanes.test.bank.AccountEvent.Withdrawn;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import reactor.core.publisher.Mono;

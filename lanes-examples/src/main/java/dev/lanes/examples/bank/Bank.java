@@ -1,16 +1,16 @@
-package dev.lanes.test.bank;
+package dev.lanes.examples.bank;
 
 import dev.lanes.api.AggregateId;
 import dev.lanes.api.NamedAggregate;
+import dev.lanes.examples.bank.AccountCommand.CloseAccount;
+import dev.lanes.examples.bank.AccountCommand.Deposit;
+import dev.lanes.examples.bank.AccountCommand.OpenAccount;
+import dev.lanes.examples.bank.AccountCommand.Withdraw;
+import dev.lanes.examples.bank.AccountEvent.AccountClosed;
+import dev.lanes.examples.bank.AccountEvent.AccountOpened;
+import dev.lanes.examples.bank.AccountEvent.Deposited;
+import dev.lanes.examples.bank.AccountEvent.Withdrawn;
 import dev.lanes.modeling.AggregateDefinition;
-import dev.lanes.test.bank.AccountCommand.CloseAccount;
-import dev.lanes.test.bank.AccountCommand.Deposit;
-import dev.lanes.test.bank.AccountCommand.OpenAccount;
-import dev.lanes.test.bank.AccountCommand.Withdraw;
-import dev.lanes.test.bank.AccountEvent.AccountClosed;
-import dev.lanes.test.bank.AccountEvent.AccountOpened;
-import dev.lanes.test.bank.AccountEvent.Deposited;
-import dev.lanes.test.bank.AccountEvent.Withdrawn;
 import java.util.List;
 
 /** The bank domain: the account aggregate as a decider. */
