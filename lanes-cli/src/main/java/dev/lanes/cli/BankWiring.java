@@ -60,10 +60,11 @@ final class BankWiring {
                         "bad event flow bounds: " + busBudget + ", " + perLane + "/" + perProcessor);
             }
         }
-    }
 
-    BankWiring(LaneStrategy strategy, boolean eventSide, Duration shutdownTimeout, StoreOptions.Stores stores) {
-        this(strategy, eventSide, EventFlow.DEFAULT, shutdownTimeout, stores);
+        /** {@code PER_LANE/TOTAL}, as the option takes it. */
+        String bounds() {
+            return perLane + "/" + perProcessor;
+        }
     }
 
     BankWiring(

@@ -4,7 +4,6 @@ import dev.lanes.dispatch.LaneSettings;
 import dev.lanes.dispatch.LaneStrategy;
 import dev.lanes.dispatch.MessageParallelism;
 import java.time.Duration;
-import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
@@ -149,10 +148,12 @@ final class BenchCommand implements Callable<Integer> {
         store.validate(spec);
         Progress progress = Progress.of(spec.commandLine().getOut(), report.quiet);
         Report result = scenario == Scenario.COMMAND ? command(progress) : engine(progress);
-        result.options.put("scenario", scenario.label);
-        result.options.put("strategy", strategy.name().toLowerCase(Locale.ROOT));
         return ReportOutput.emit(
-                result, report, spec.commandLine().getOut(), spec.commandLine().getErr());
+                result,
+                report.json,
+                report.html,
+                spec.commandLine().getOut(),
+                spec.commandLine().getErr());
     }
 
     private Report command(Progress progress) {
@@ -163,10 +164,8 @@ final class BenchCommand implements Callable<Integer> {
 
     private Report command(Progress progress, StoreOptions.Stores stores) {
         BankRun.Settings settings = new BankRun.Settings(
-                scenario.label,
+                BankRun.Workload.DEPOSITS,
                 strategy,
-                false,
-                BankClient.Mix.DEPOSITS,
                 orDefault(aggregates, 1_000),
                 clients,
                 null,

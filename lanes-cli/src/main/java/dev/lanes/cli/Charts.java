@@ -4,15 +4,18 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.ToIntBiFunction;
-import org.HdrHistogram.Histogram;
-import org.HdrHistogram.HistogramIterationValue;
 
-/** Inline SVG charts for the HTML report: latency histogram, throughput over time, lane depth heat map. */
+/**
+ * Inline SVG charts for the HTML report: latency histogram, throughput over time, lane depth heat map. Each chart has a
+ * title and a label on each axis.
+ */
 final class Charts {
     private static final int WIDTH = 960;
     private static final int LEFT = 70;
     private static final int RIGHT = 20;
-    private static final int TOP = 16;
+    /** Above the plot: the chart's title. */
+    private static final int TOP = 34;
+
     private static final int BUCKETS_PER_DECADE = 10;
     private static final int MAX_COLUMNS = 240;
 
@@ -22,31 +25,32 @@ final class Charts {
     record Marker(String label, double micros) {}
 
     /** Bars over log-spaced latency buckets (10 per decade), counts on a linear axis, with percentile markers. */
-    static String latencyHistogram(Histogram nanos, List<Marker> markers) {
-        if (nanos.getTotalCount() == 0) {
+    static String latencyHistogram(Report.Distribution nanos, List<Marker> markers) {
+        if (nanos.totalCount() == 0) {
             return "<p>No latency was recorded.</p>";
         }
-        double minMicros = Math.max(0.1, nanos.getMinNonZeroValue() / 1000.0);
-        double maxMicros = Math.max(minMicros * 1.01, nanos.getMaxValue() / 1000.0);
+        double minMicros = Math.max(0.1, nanos.minNonZeroNanos() / 1000.0);
+        double maxMicros = Math.max(minMicros * 1.01, nanos.maxNanos() / 1000.0);
         int first = (int) Math.floor(BUCKETS_PER_DECADE * Math.log10(minMicros));
         int last = (int) Math.ceil(BUCKETS_PER_DECADE * Math.log10(maxMicros));
         long[] counts = new long[Math.max(1, last - first)];
-        for (HistogramIterationValue value : nanos.recordedValues()) {
-            double micros = Math.max(minMicros, value.getValueIteratedTo() / 1000.0);
+        for (Report.Distribution.Value value : nanos.values()) {
+            double micros = Math.max(minMicros, value.nanos() / 1000.0);
             int bucket = (int) Math.floor(BUCKETS_PER_DECADE * Math.log10(micros)) - first;
-            counts[Math.min(counts.length - 1, Math.max(0, bucket))] += value.getCountAtValueIteratedTo();
+            counts[Math.min(counts.length - 1, Math.max(0, bucket))] += value.count();
         }
         long top = 1;
         for (long count : counts) {
             top = Math.max(top, count);
         }
-        int height = 260;
+        int height = 280;
         int bottom = 40;
         int plotWidth = WIDTH - LEFT - RIGHT;
         int plotHeight = height - TOP - bottom;
         double barWidth = (double) plotWidth / counts.length;
         Svg svg = new Svg(WIDTH, height, "Latency histogram");
-        double axisTop = yAxis(svg, (double) top, plotHeight, "count");
+        svg.title("Latency histogram: messages per latency bucket, all stages (10 buckets per decade)");
+        double axisTop = yAxis(svg, (double) top, plotHeight, "messages");
         for (int i = 0; i < counts.length; i++) {
             double h = counts[i] / axisTop * plotHeight;
             double lo = Math.pow(10, (first + i) / (double) BUCKETS_PER_DECADE);
@@ -65,7 +69,7 @@ final class Charts {
             svg.line(x, TOP + plotHeight, x, TOP + plotHeight + 5, "#888", false);
             svg.text(x, TOP + plotHeight + 18, "middle", decade(k));
         }
-        svg.text(LEFT + plotWidth / 2.0, height - 4, "middle", "latency (log scale)");
+        svg.text(LEFT + plotWidth / 2.0, height - 4, "middle", "end-to-end latency (log scale)");
         for (Marker marker : markers) {
             if (marker.micros() <= 0) {
                 continue;
@@ -85,7 +89,7 @@ final class Charts {
 
     /** The settled count's rate between consecutive samples, as steps over time. */
     static String throughput(Timeline timeline, String unit) {
-        List<Timeline.Sample> samples = timeline.samples;
+        List<Timeline.Sample> samples = timeline.samples();
         if (samples.size() < 2) {
             return "<p>The run was too short to sample its throughput.</p>";
         }
@@ -94,24 +98,25 @@ final class Charts {
         for (int i = 1; i < samples.size(); i++) {
             Timeline.Sample before = samples.get(i - 1);
             Timeline.Sample now = samples.get(i);
-            long millis = Math.max(1, now.atMillis - before.atMillis);
-            rates[i] = (now.settled - before.settled) * 1000.0 / millis;
+            long millis = Math.max(1, now.atMillis() - before.atMillis());
+            rates[i] = (now.settled() - before.settled()) * 1000.0 / millis;
             top = Math.max(top, rates[i]);
         }
-        double seconds = Math.max(0.001, samples.get(samples.size() - 1).atMillis / 1000.0);
-        int height = 240;
+        double seconds = Math.max(0.001, samples.get(samples.size() - 1).atMillis() / 1000.0);
+        int height = 260;
         int bottom = 40;
         int plotWidth = WIDTH - LEFT - RIGHT;
         int plotHeight = height - TOP - bottom;
         Svg svg = new Svg(WIDTH, height, "Throughput over time");
+        svg.title("Throughput over time: " + unit + " settled per second between samples");
         double niceTop = yAxis(svg, top, plotHeight, unit + "/s");
         timeAxis(svg, seconds, plotWidth, TOP + plotHeight);
         double baseline = TOP + plotHeight;
         StringBuilder points = new StringBuilder();
-        points.append(point(LEFT + samples.get(0).atMillis / 1000.0 / seconds * plotWidth, baseline));
+        points.append(point(LEFT + samples.get(0).atMillis() / 1000.0 / seconds * plotWidth, baseline));
         for (int i = 1; i < samples.size(); i++) {
-            double from = LEFT + samples.get(i - 1).atMillis / 1000.0 / seconds * plotWidth;
-            double to = LEFT + samples.get(i).atMillis / 1000.0 / seconds * plotWidth;
+            double from = LEFT + samples.get(i - 1).atMillis() / 1000.0 / seconds * plotWidth;
+            double to = LEFT + samples.get(i).atMillis() / 1000.0 / seconds * plotWidth;
             double y = baseline - rates[i] / niceTop * plotHeight;
             points.append(point(from, y)).append(point(to, y));
         }
@@ -129,19 +134,20 @@ final class Charts {
      * scale); a tooltip on each cell.
      */
     static String heatMap(Timeline timeline, String what, ToIntBiFunction<Timeline.Sample, Integer> value) {
-        List<Timeline.Sample> samples = timeline.samples;
-        if (samples.isEmpty() || timeline.series.isEmpty()) {
+        List<Timeline.Sample> samples = timeline.samples();
+        List<String> series = timeline.series();
+        if (samples.isEmpty() || series.isEmpty()) {
             return "<p>No lane depth was sampled.</p>";
         }
         int columns = Math.min(MAX_COLUMNS, samples.size());
-        int rows = timeline.series.size();
+        int rows = series.size();
         int[][] cells = new int[rows][columns];
         long[] startMillis = new long[columns];
         int max = 0;
         for (int c = 0; c < columns; c++) {
             int from = c * samples.size() / columns;
             int to = Math.max(from + 1, (c + 1) * samples.size() / columns);
-            startMillis[c] = samples.get(from).atMillis;
+            startMillis[c] = samples.get(from).atMillis();
             for (int r = 0; r < rows; r++) {
                 for (int s = from; s < to; s++) {
                     cells[r][c] = Math.max(cells[r][c], value.applyAsInt(samples.get(s), r));
@@ -152,13 +158,15 @@ final class Charts {
         int labelWidth = 260;
         int rowHeight = 18;
         int plotWidth = WIDTH - labelWidth - RIGHT;
-        int height = TOP + rows * rowHeight + 60;
+        int height = TOP + rows * rowHeight + 76;
         double cellWidth = (double) plotWidth / columns;
-        double seconds = Math.max(0.001, samples.get(samples.size() - 1).atMillis / 1000.0);
+        double seconds = Math.max(0.001, samples.get(samples.size() - 1).atMillis() / 1000.0);
         Svg svg = new Svg(WIDTH, height, what + " heat map");
+        svg.title(capitalized(what) + " heat map: per dispatcher and aggregate type, over time (log colour scale)");
+        svg.verticalText(14, TOP + rows * rowHeight / 2.0, "dispatcher and aggregate type");
         for (int r = 0; r < rows; r++) {
             double y = TOP + r * rowHeight;
-            svg.text(labelWidth - 6, y + rowHeight - 5, "end", shorten(timeline.series.get(r), 40));
+            svg.text(labelWidth - 6, y + rowHeight - 5, "end", shorten(series.get(r), 36));
             for (int c = 0; c < columns; c++) {
                 svg.rect(
                         labelWidth + c * cellWidth,
@@ -169,7 +177,7 @@ final class Charts {
                         String.format(
                                 Locale.ROOT,
                                 "%s at %.1f s: %s %,d",
-                                timeline.series.get(r),
+                                series.get(r),
                                 startMillis[c] / 1000.0,
                                 what,
                                 cells[r][c]));
@@ -181,7 +189,8 @@ final class Charts {
             svg.line(x, axisY, x, axisY + 5, "#888", false);
             svg.text(x, axisY + 18, "middle", seconds(t));
         }
-        legend(svg, labelWidth, axisY + 30, max, what);
+        svg.text(labelWidth + plotWidth / 2.0, axisY + 34, "middle", "time since the load started");
+        legend(svg, labelWidth, axisY + 46, max, what);
         return svg.toString();
     }
 
@@ -271,6 +280,10 @@ final class Charts {
         };
     }
 
+    private static String capitalized(String text) {
+        return text.isEmpty() ? text : Character.toUpperCase(text.charAt(0)) + text.substring(1);
+    }
+
     private static String shorten(String text, int max) {
         return text.length() <= max ? text : text.substring(0, max - 1) + "\u2026";
     }
@@ -332,6 +345,12 @@ final class Charts {
                     y,
                     anchor,
                     Html.escape(text)));
+        }
+
+        /** The chart's title, above the plot. */
+        void title(String text) {
+            out.append(String.format(
+                    Locale.ROOT, "<text x=\"%d\" y=\"18\" class=\"chart-title\">%s</text>", LEFT, Html.escape(text)));
         }
 
         void verticalText(double x, double y, String text) {

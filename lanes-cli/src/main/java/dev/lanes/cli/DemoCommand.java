@@ -115,21 +115,22 @@ final class DemoCommand implements Callable<Integer> {
         }
         Report result;
         try (StoreOptions.Stores stores = store.open()) {
-            result = run(duration, commands, stores);
+            result = BankRun.run(
+                    settings(duration, commands, stores),
+                    Progress.of(spec.commandLine().getOut(), report.quiet));
         }
-        result.options.put("strategy", strategy.name().toLowerCase(java.util.Locale.ROOT));
-        result.options.put("store", store.kind.name().toLowerCase(java.util.Locale.ROOT));
         return ReportOutput.emit(
-                result, report, spec.commandLine().getOut(), spec.commandLine().getErr());
+                result,
+                report.json,
+                report.html,
+                spec.commandLine().getOut(),
+                spec.commandLine().getErr());
     }
 
-    private Report run(
-            @org.jspecify.annotations.Nullable Duration duration, long commands, StoreOptions.Stores stores) {
-        BankRun.Settings settings = new BankRun.Settings(
-                "demo",
+    private BankRun.Settings settings(@Nullable Duration duration, long commands, StoreOptions.Stores stores) {
+        return new BankRun.Settings(
+                BankRun.Workload.DEMO,
                 strategy,
-                true,
-                BankClient.Mix.DEMO,
                 accounts,
                 clients,
                 duration,
@@ -139,6 +140,5 @@ final class DemoCommand implements Callable<Integer> {
                 report.seed,
                 stores,
                 new BankWiring.EventFlow(eventBusBudget, eventLaneBounds.perLane(), eventLaneBounds.total()));
-        return BankRun.run(settings, Progress.of(spec.commandLine().getOut(), report.quiet));
     }
 }

@@ -3,10 +3,14 @@ package dev.lanes.cli;
 import dev.lanes.dispatch.LaneSettings;
 import dev.lanes.dispatch.LaneStrategy;
 import dev.lanes.runtime.ShutdownReport;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
-/** What an engine run says about itself: its setup lines, its invariants, and notes on a stall. */
+/** What an engine run says about itself: its setup, its invariants, and its notes. */
 final class EngineFindings {
     private final EngineRun.Settings settings;
     private final Traffic traffic;
@@ -20,71 +24,81 @@ final class EngineFindings {
         this.burner = burner;
     }
 
-    /** The invariants of the run. */
-    void check(Report report, @Nullable ShutdownReport stopped, long handledBeforeStop, long cut) {
-        long stuck = traffic.stuckRouted;
-        report.check(
-                "per-id order",
-                probe.violations() == 0,
-                String.format(
-                        Locale.ROOT,
-                        "each id's messages entered its handler in the order they were sent (%,d out of order)",
-                        probe.violations()));
-        report.check(
-                "nothing lost",
-                report.lost == 0,
-                String.format(
-                        Locale.ROOT,
-                        "every delivered message was acknowledged or handed back: %,d delivered, %,d acknowledged,"
-                                + " %,d handed back",
-                        probe.delivered(),
-                        probe.acknowledged(),
-                        probe.rejected()));
+    /** The invariants of the run: order and loss always; then the stuck lane's isolation, or all handled and drained. */
+    List<Report.Invariant> invariants(
+            Report.Load load, Report.Counts counts, @Nullable ShutdownReport stopped, long handledBeforeStop) {
+        List<Report.Invariant> invariants = new ArrayList<>();
+        invariants.add(perIdOrder());
+        invariants.add(nothingLost(counts));
         if (settings.scenario() == Scenario.STUCK_LANE) {
-            report.check(
-                    "others handled while a lane was stuck",
-                    handledBeforeStop == settings.messages() - stuck,
-                    String.format(
-                            Locale.ROOT,
-                            "%,d of the %,d messages outside the stuck lane handled while %s was stuck (%,d in its"
-                                    + " lane)",
-                            handledBeforeStop,
-                            settings.messages() - stuck,
-                            traffic.stuckId(),
-                            stuck));
-            boolean cutAtDeadline =
-                    stopped != null && stopped.forced() && probe.cutStuck() > 0 && probe.cutOthers() == 0;
-            report.check(
-                    "stop cut only the stuck lane",
-                    cutAtDeadline,
-                    String.format(
-                            Locale.ROOT,
-                            "the graceful stop %s; it handed back %,d message(s) of the stuck lane and %,d other(s)",
-                            stopped == null
-                                    ? "did not end"
-                                    : stopped.forced() ? "was forced by its deadline" : "drained",
-                            probe.cutStuck(),
-                            probe.cutOthers()));
+            invariants.add(othersHandled(handledBeforeStop));
+            invariants.add(stopCutOnlyTheStuckLane(stopped));
         } else {
-            report.check(
-                    "all handled",
-                    report.handled == settings.messages() && cut == 0,
-                    String.format(
-                            Locale.ROOT,
-                            "%,d of %,d handled, %,d handed back",
-                            report.handled,
-                            settings.messages(),
-                            cut));
-            report.check(
-                    "graceful stop",
-                    stopped != null && stopped.graceful(),
-                    stopped == null
-                            ? "the stop did not end"
-                            : String.format(
-                                    Locale.ROOT,
-                                    "drained in %,d ms",
-                                    stopped.duration().toMillis()));
+            invariants.add(allHandled(load, counts));
+            invariants.add(gracefulStop(stopped));
         }
+        return invariants;
+    }
+
+    private Report.Invariant perIdOrder() {
+        String detail = String.format(
+                Locale.ROOT,
+                "each id's messages entered its handler in the order they were sent (%,d out of order)",
+                probe.violations());
+        return new Report.Invariant("per-id order", probe.violations() == 0, detail);
+    }
+
+    private Report.Invariant nothingLost(Report.Counts counts) {
+        String detail = String.format(
+                Locale.ROOT,
+                "every delivered message was acknowledged or handed back: %,d delivered, %,d acknowledged,"
+                        + " %,d handed back",
+                probe.delivered(),
+                probe.acknowledged(),
+                probe.rejected());
+        return new Report.Invariant("nothing lost", counts.lost() == 0, detail);
+    }
+
+    private Report.Invariant othersHandled(long handledBeforeStop) {
+        long others = settings.messages() - traffic.stuckRouted;
+        String detail = String.format(
+                Locale.ROOT,
+                "%,d of the %,d messages outside the stuck lane handled while %s was stuck (%,d in its lane)",
+                handledBeforeStop,
+                others,
+                traffic.stuckId(),
+                traffic.stuckRouted);
+        return new Report.Invariant("others handled while a lane was stuck", handledBeforeStop == others, detail);
+    }
+
+    private Report.Invariant stopCutOnlyTheStuckLane(@Nullable ShutdownReport stopped) {
+        boolean cutAtDeadline = stopped != null && stopped.forced() && probe.cutStuck() > 0 && probe.cutOthers() == 0;
+        String detail = String.format(
+                Locale.ROOT,
+                "the graceful stop %s; it handed back %,d message(s) of the stuck lane and %,d other(s)",
+                stopped == null ? "did not end" : stopped.forced() ? "was forced by its deadline" : "drained",
+                probe.cutStuck(),
+                probe.cutOthers());
+        return new Report.Invariant("stop cut only the stuck lane", cutAtDeadline, detail);
+    }
+
+    private Report.Invariant allHandled(Report.Load load, Report.Counts counts) {
+        String detail = String.format(
+                Locale.ROOT,
+                "%,d of %,d handled, %,d handed back",
+                load.handled(),
+                settings.messages(),
+                counts.rejected());
+        boolean passed = load.handled() == settings.messages() && counts.rejected() == 0;
+        return new Report.Invariant("all handled", passed, detail);
+    }
+
+    private static Report.Invariant gracefulStop(@Nullable ShutdownReport stopped) {
+        String detail = stopped == null
+                ? "the stop did not end"
+                : String.format(
+                        Locale.ROOT, "drained in %,d ms", stopped.duration().toMillis());
+        return new Report.Invariant("graceful stop", stopped != null && stopped.graceful(), detail);
     }
 
     /** Why the run stopped waiting: nothing moved any more. */
@@ -101,10 +115,44 @@ final class EngineFindings {
         return note;
     }
 
+    String schedulerNote(int schedulerThreads, int parallelism) {
+        return String.format(
+                Locale.ROOT,
+                "%d scheduler worker threads for %d aggregate types (one scheduler of %d per type)",
+                schedulerThreads,
+                settings.types(),
+                parallelism);
+    }
+
+    String warmupNote(boolean nothingRecorded) {
+        return String.format(
+                Locale.ROOT,
+                "warm-up: the latencies of the %,d message(s) created in the first %s are left out (JIT, first"
+                        + " lanes); the aggregates' timings start after it%s",
+                probe.warmupMessages(),
+                Formats.duration(settings.warmup()),
+                nothingRecorded ? "; the run ended within it: use more --messages or less --warmup" : "");
+    }
+
+    String handedBackNote() {
+        return String.format(
+                Locale.ROOT,
+                "%,d message(s) were handed back to the source during the run: their lane was full (LANE_FULL,"
+                        + " overflow %s)",
+                probe.handedBackDuringRun(),
+                settings.overflow());
+    }
+
     /** Title, setup lines and options. */
-    void describe(Report report) {
-        report.title = "Lanes bench: " + settings.scenario().label + " (" + settings.scenario().description + ")";
-        report.setup.add(String.format(
+    Report.Setup setup() {
+        String title = "Lanes bench: " + settings.scenario().label + " (" + settings.scenario().description + ")";
+        List<String> lines = List.of(loadLine(), handlerLine());
+        return new Report.Setup(
+                settings.scenario().label, Formats.lower(settings.strategy()), title, "messages", lines, options());
+    }
+
+    private String loadLine() {
+        return String.format(
                 Locale.ROOT,
                 "%,d messages over %,d ids per type x %d type(s); %s lanes (parallelism %d), overflow %s; %s source",
                 settings.messages(),
@@ -116,50 +164,60 @@ final class EngineFindings {
                 settings.rate() > 0
                         ? String.format(
                                 Locale.ROOT, "open-loop paced at %,d/s (latency from the due time)", settings.rate())
-                        : "pulled (latency from creation, when the dispatcher asked for it)"));
-        switch (settings.scenario()) {
+                        : "pulled (latency from creation, when the dispatcher asked for it)");
+    }
+
+    private String handlerLine() {
+        return switch (settings.scenario()) {
             case CPU ->
-                report.setup.add(String.format(
+                String.format(
                         Locale.ROOT,
                         "handler burns %d us of CPU (measured %.1f us per call)",
                         settings.cpuMicros(),
-                        burner == null ? 0 : burner.measureMicros(settings.cpuMicros())));
+                        burner == null ? 0 : burner.measureMicros(settings.cpuMicros()));
             case HOT_KEY ->
-                report.setup.add(String.format(
+                String.format(
                         Locale.ROOT,
                         "hot id %s gets %.0f%% of the messages; every %d-th of them waits %s (Mono.delay)",
                         traffic.hotId(0).id(),
                         settings.hotShare() * 100,
                         settings.slowEvery(),
-                        BankRun.describe(settings.slowWait())));
+                        Formats.duration(settings.slowWait()));
             case STUCK_LANE ->
-                report.setup.add(String.format(
+                String.format(
                         Locale.ROOT,
                         "the first message of %s never completes: %,d message(s) in its lane (%s)",
                         traffic.stuckId(),
                         traffic.stuckRouted,
-                        settings.strategy() == LaneStrategy.KEYED ? "that id" : "its hash group"));
+                        settings.strategy() == LaneStrategy.KEYED ? "that id" : "its hash group");
             case MANY_TYPES ->
-                report.setup.add(String.format(
+                String.format(
                         Locale.ROOT,
                         "%d aggregate types share one DefaultAggregateSchedulerSupplier",
-                        settings.types()));
-            default -> report.setup.add("handler: order check, then Mono.empty()");
-        }
-        report.options.put("aggregates", Integer.toString(settings.aggregates()));
-        report.options.put("messages", Integer.toString(settings.messages()));
-        report.options.put("types", Integer.toString(settings.types()));
-        report.options.put("rate", Integer.toString(settings.rate()));
-        report.options.put("parallelism", Integer.toString(settings.parallelism()));
-        report.options.put("overflow", settings.overflow().name().toLowerCase(Locale.ROOT));
-        report.options.put("shutdownTimeout", BankRun.describe(settings.shutdownTimeout()));
-        report.options.put("seed", Long.toString(settings.seed()));
-        report.options.put("warmup", BankRun.describe(settings.warmup()));
+                        settings.types());
+            default -> "handler: order check, then Mono.empty()";
+        };
+    }
+
+    private Map<String, String> options() {
+        Map<String, String> options = new LinkedHashMap<>();
+        options.put("aggregates", Integer.toString(settings.aggregates()));
+        options.put("messages", Integer.toString(settings.messages()));
+        options.put("types", Integer.toString(settings.types()));
+        options.put("rate", Integer.toString(settings.rate()));
+        options.put("parallelism", Integer.toString(settings.parallelism()));
+        options.put("overflow", Formats.lower(settings.overflow()));
+        options.put("shutdownTimeout", Formats.duration(settings.shutdownTimeout()));
+        options.put("seed", Long.toString(settings.seed()));
+        options.put("warmup", Formats.duration(settings.warmup()));
         if (settings.scenario() == Scenario.CPU) {
-            report.options.put("cpuMicros", Integer.toString(settings.cpuMicros()));
+            options.put("cpuMicros", Integer.toString(settings.cpuMicros()));
         }
         if (settings.scenario() == Scenario.HOT_KEY) {
-            report.options.put("hotShare", Double.toString(settings.hotShare()));
+            options.put("hotShare", Double.toString(settings.hotShare()));
         }
+        options.put("scenario", settings.scenario().label);
+        options.put("strategy", Formats.lower(settings.strategy()));
+        return options;
     }
 }

@@ -119,9 +119,17 @@ final class EngineProbe {
         }
     }
 
-    /** Waits up to {@code nanos} for every message outside the stuck lane to be settled. */
-    boolean awaitOthers(long nanos) throws InterruptedException {
-        return othersDone.await(nanos, TimeUnit.NANOSECONDS);
+    /**
+     * Waits up to {@code nanos} for every message outside the stuck lane to be settled; true when they are, or when the
+     * waiting thread was interrupted (it keeps its interrupt status).
+     */
+    boolean awaitOthers(long nanos) {
+        try {
+            return othersDone.await(nanos, TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return true;
+        }
     }
 
     long othersDoneAt() {

@@ -9,10 +9,13 @@ import dev.lanes.runtime.LanesRuntime;
 import dev.lanes.runtime.ShutdownReport;
 import dev.lanes.scheduler.DefaultAggregateSchedulerSupplier;
 import java.lang.management.ManagementFactory;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
@@ -29,6 +32,7 @@ final class EngineRun {
     /** A run whose settled count has not moved for this long is stopped and reported as stalled. */
     private static final long STALL_NANOS = TimeUnit.SECONDS.toNanos(5);
 
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
     private static final Duration QUIET_PERIOD = Duration.ofMillis(50);
     private static final String THREAD_PREFIX = "bench";
 
@@ -50,13 +54,27 @@ final class EngineRun {
             Duration sampleInterval,
             long seed) {}
 
+    /**
+     * How the load went.
+     *
+     * @param stalled whether nothing was settled for {@link #STALL_NANOS} before every message outside the stuck lane
+     * @param nanos from the start of the load until it was settled (or stalled)
+     * @param handledBeforeStop handled by the dispatchers before the stop began
+     * @param schedulerThreads the supplier's worker threads at the end of the load
+     */
+    private record Loaded(boolean stalled, long nanos, long handledBeforeStop, int schedulerThreads) {}
+
     private final Settings settings;
     private final Progress progress;
     private final Latencies latencies = new Latencies();
     private final RecordingMetrics metrics = new RecordingMetrics();
+    private final DefaultAggregateSchedulerSupplier schedulers = new DefaultAggregateSchedulerSupplier(THREAD_PREFIX);
+    private final RunInfo run = RunInfo.current(Clock.systemUTC());
     private final Traffic traffic;
     private final EngineProbe probe;
     private final @Nullable CpuBurner burner;
+    private final @Nullable PacedSource paced;
+    private final EngineFindings findings;
     /** Opens the pulled sources: the load starts when the sampler runs, not when the runtime started. */
     private final Sinks.Empty<Void> go = Sinks.empty();
 
@@ -70,6 +88,8 @@ final class EngineRun {
         this.probe = new EngineProbe(
                 settings.types(), settings.aggregates(), settings.messages() - traffic.stuckRouted, others, hot);
         this.burner = settings.scenario() == Scenario.CPU ? CpuBurner.calibrate() : null;
+        this.paced = settings.rate() > 0 ? new PacedSource(traffic, probe, settings.rate()) : null;
+        this.findings = new EngineFindings(settings, traffic, probe, burner);
     }
 
     static Report run(Settings settings, Progress progress) {
@@ -77,32 +97,50 @@ final class EngineRun {
     }
 
     private Report run() {
-        Report report =
-                new Report(settings.scenario().label, settings.strategy().name().toLowerCase(Locale.ROOT));
-        EngineFindings findings = new EngineFindings(settings, traffic, probe, burner);
-        findings.describe(report);
-        DefaultAggregateSchedulerSupplier schedulers = new DefaultAggregateSchedulerSupplier(THREAD_PREFIX);
-        PacedSource paced = settings.rate() > 0 ? new PacedSource(traffic, probe, settings.rate()) : null;
-        List<AggregateDispatcher<BenchMessage>> dispatchers = new ArrayList<>();
+        List<AggregateDispatcher<BenchMessage>> dispatchers = dispatchers();
+        LanesRuntime runtime = runtime(dispatchers);
+        announce();
+        runtime.start().block(START_TIMEOUT);
+        Sampler sampler = Sampler.start(
+                settings.sampleInterval(), metrics.bindings(), probe::settled, latencies.interval, progress, "msg");
+        Loaded loaded = load(dispatchers);
+        sampler.label("stopping");
+        probe.stopping();
+        ShutdownReport stopped = Shutdowns.await(runtime.shutdown(), settings.shutdownTimeout());
+        Timeline timeline = sampler.stop();
+        return report(dispatchers, loaded, stopped, timeline, sampler.peakThreads());
+    }
+
+    private List<AggregateDispatcher<BenchMessage>> dispatchers() {
         LaneSettings lanes = LaneSettings.DEFAULT
                 .withStrategy(settings.strategy())
                 .withParallelism(settings.parallelism())
                 .withOverflow(settings.overflow());
+        List<AggregateDispatcher<BenchMessage>> dispatchers = new ArrayList<>();
         for (int t = 0; t < settings.types(); t++) {
-            Flux<BenchMessage> source = paced != null ? paced.flux(t) : pulled(t);
             dispatchers.add(AggregateDispatcher.<BenchMessage>builder("Bench", Traffic.type(t, settings.types()))
-                    .source(source.doOnNext(probe::delivered))
+                    .source(source(t).doOnNext(probe::delivered))
                     .handler(this::handle)
                     .schedulers(schedulers)
                     .settings(lanes)
                     .metrics(metrics)
                     .build());
         }
-        LanesRuntime runtime = new LanesRuntime(
+        return dispatchers;
+    }
+
+    private Flux<BenchMessage> source(int type) {
+        return paced != null ? paced.flux(type) : pulled(type);
+    }
+
+    private LanesRuntime runtime(List<AggregateDispatcher<BenchMessage>> dispatchers) {
+        return new LanesRuntime(
                 List.of(new BenchComponent(dispatchers, schedulers)),
                 settings.shutdownTimeout(),
                 BankWiring.quietPeriod(QUIET_PERIOD, settings.shutdownTimeout()));
+    }
 
+    private void announce() {
         progress.phase(String.format(
                 Locale.ROOT,
                 "%s: %,d messages over %,d ids x %d type(s), %s lanes%s",
@@ -112,91 +150,104 @@ final class EngineRun {
                 settings.types(),
                 settings.strategy(),
                 settings.rate() > 0 ? String.format(Locale.ROOT, ", paced at %,d/s", settings.rate()) : ""));
-        runtime.start().block(Duration.ofSeconds(30));
-        Sampler sampler = Sampler.start(
-                settings.sampleInterval(), metrics.bindings(), probe::settled, latencies.interval, progress, "msg");
+    }
+
+    /** Opens the sources and waits until every message outside the stuck lane was settled, or the run stalled. */
+    private Loaded load(List<AggregateDispatcher<BenchMessage>> dispatchers) {
         long loadStart = System.nanoTime();
         probe.recordFrom(loadStart + settings.warmup().toNanos());
+        openSources();
+        boolean stalled = !awaitOthers(loadStart + settings.warmup().toNanos());
+        long nanos = (stalled ? System.nanoTime() : probe.othersDoneAt()) - loadStart;
+        long handled = dispatchers.stream().mapToLong(d -> d.stats().handled()).sum();
+        Loaded loaded = new Loaded(stalled, Math.max(1, nanos), handled, schedulerThreads());
+        if (paced != null) {
+            paced.stop();
+        }
+        return loaded;
+    }
+
+    private void openSources() {
         if (paced != null) {
             paced.start();
         } else {
             go.tryEmitEmpty();
         }
-        boolean stalled = !awaitOthers(loadStart + settings.warmup().toNanos());
-        long loadNanos = (stalled ? System.nanoTime() : probe.othersDoneAt()) - loadStart;
-        long handledBeforeStop =
-                dispatchers.stream().mapToLong(d -> d.stats().handled()).sum();
-        int schedulerThreads = schedulerThreads();
-        if (paced != null) {
-            paced.stop();
-        }
-        sampler.label("stopping");
-        probe.stopping();
-        ShutdownReport stopped = Shutdowns.await(runtime.shutdown(), settings.shutdownTimeout());
-        Timeline timeline = sampler.stop();
+    }
 
-        report.messages = settings.messages();
-        report.loadNanos = Math.max(1, loadNanos);
-        report.stages.addAll(latencies.summaries());
-        report.latency = Report.Latency.of("all", latencies.all());
-        report.latencyHistogram = latencies.all();
-        if (settings.scenario() == Scenario.HOT_KEY) {
-            report.otherIds = report.stages.get(0);
-            report.hotId = report.stages.get(1);
-        }
-        metrics.bindings().forEach(binding -> report.aggregates.add(binding.row()));
+    private Report report(
+            List<AggregateDispatcher<BenchMessage>> dispatchers,
+            Loaded loaded,
+            @Nullable ShutdownReport stopped,
+            Timeline timeline,
+            int peakThreads) {
+        List<Report.AggregateRow> rows =
+                metrics.bindings().stream().map(RecordingMetrics.Binding::row).toList();
         List<DispatcherStats> stats =
                 dispatchers.stream().map(AggregateDispatcher::stats).toList();
-        report.handled = stats.stream().mapToLong(DispatcherStats::handled).sum();
-        report.retried = stats.stream().mapToLong(DispatcherStats::retried).sum();
-        report.parked = stats.stream().mapToLong(DispatcherStats::parked).sum();
-        long cut = stats.stream().mapToLong(s -> s.rejected() + s.cancelled()).sum();
-        report.rejected = cut;
-        report.orderingViolations = probe.violations();
-        report.lost = probe.delivered() - probe.settled();
-        if (settings.scenario() == Scenario.STUCK_LANE) {
-            report.stuckLaneMessages = traffic.stuckRouted;
-        }
-        report.outcomes.put("delivered", probe.delivered());
-        report.outcomes.put("acknowledged", probe.acknowledged());
-        report.outcomes.put("handed back", probe.rejected());
-        report.outcomes.put("left at the source", settings.messages() - probe.delivered());
-        report.liveThreadsPeak = sampler.peakThreads();
-        report.liveThreadsAfter = ManagementFactory.getThreadMXBean().getThreadCount();
-        report.shutdown = stopped;
-        report.timeline = timeline;
+        Report.Load load = new Report.Load(
+                settings.messages(),
+                stats.stream().mapToLong(DispatcherStats::handled).sum(),
+                loaded.nanos());
+        Report.Counts counts = counts(stats);
+        Report.LatencyReport latency = latency();
+        return new Report(
+                run,
+                findings.setup(),
+                load,
+                latency,
+                counts,
+                rows,
+                new Report.Threads(
+                        peakThreads, ManagementFactory.getThreadMXBean().getThreadCount()),
+                findings.invariants(load, counts, stopped, loaded.handledBeforeStop()),
+                stopped,
+                timeline,
+                notes(loaded, latency));
+    }
+
+    private Report.LatencyReport latency() {
+        List<Report.Latency> stages = latencies.summaries();
+        boolean hotKey = settings.scenario() == Scenario.HOT_KEY;
+        return new Report.LatencyReport(
+                stages,
+                Report.Latency.of("all", latencies.all()),
+                hotKey ? stages.get(0) : null,
+                hotKey ? stages.get(1) : null,
+                Report.Distribution.of(latencies.all()));
+    }
+
+    private Report.Counts counts(List<DispatcherStats> stats) {
+        Map<String, Long> outcomes = new LinkedHashMap<>();
+        outcomes.put("delivered", probe.delivered());
+        outcomes.put("acknowledged", probe.acknowledged());
+        outcomes.put("handed back", probe.rejected());
+        outcomes.put("left at the source", settings.messages() - probe.delivered());
+        return new Report.Counts(
+                outcomes,
+                stats.stream().mapToLong(DispatcherStats::retried).sum(),
+                stats.stream().mapToLong(DispatcherStats::parked).sum(),
+                stats.stream().mapToLong(s -> s.rejected() + s.cancelled()).sum(),
+                probe.violations(),
+                probe.delivered() - probe.settled(),
+                settings.scenario() == Scenario.STUCK_LANE ? traffic.stuckRouted : null);
+    }
+
+    private List<String> notes(Loaded loaded, Report.LatencyReport latency) {
+        List<String> notes = new ArrayList<>();
         if (settings.scenario() == Scenario.MANY_TYPES || settings.types() > 1) {
-            report.notes.add(String.format(
-                    Locale.ROOT,
-                    "%d scheduler worker threads for %d aggregate types (one scheduler of %d per type)",
-                    schedulerThreads,
-                    settings.types(),
-                    schedulers.parallelism()));
+            notes.add(findings.schedulerNote(loaded.schedulerThreads(), schedulers.parallelism()));
         }
         if (!settings.warmup().isZero()) {
-            report.notes.add(String.format(
-                    Locale.ROOT,
-                    "warm-up: the latencies of the %,d message(s) created in the first %s are left out (JIT, first"
-                            + " lanes); the aggregates' timings start after it%s",
-                    probe.warmupMessages(),
-                    BankRun.describe(settings.warmup()),
-                    report.latency.count() == 0
-                            ? "; the run ended within it: use more --messages or less --warmup"
-                            : ""));
+            notes.add(findings.warmupNote(latency.all().count() == 0));
         }
-        if (stalled) {
-            report.notes.add(findings.stallNote(TimeUnit.NANOSECONDS.toSeconds(STALL_NANOS)));
+        if (loaded.stalled()) {
+            notes.add(findings.stallNote(TimeUnit.NANOSECONDS.toSeconds(STALL_NANOS)));
         }
         if (probe.handedBackDuringRun() > 0) {
-            report.notes.add(String.format(
-                    Locale.ROOT,
-                    "%,d message(s) were handed back to the source during the run: their lane was full (LANE_FULL,"
-                            + " overflow %s)",
-                    probe.handedBackDuringRun(),
-                    settings.overflow()));
+            notes.add(findings.handedBackNote());
         }
-        findings.check(report, stopped, handledBeforeStop, cut);
-        return report;
+        return notes;
     }
 
     /** Pulled as fast as the dispatcher asks, once the load starts (the runtime starts them earlier). */
@@ -221,40 +272,44 @@ final class EngineRun {
         return Mono.empty();
     }
 
-    /** True when every message outside the stuck lane was settled; false when the run stalled. */
     /**
      * True when every message outside the stuck lane was settled; false when the run stalled. The dispatchers' queue
      * wait and handler timings recorded during the warm-up are dropped when it ends.
      */
     private boolean awaitOthers(long warmupEnd) {
-        long lastSettled = -1;
-        long lastMoved = System.nanoTime();
+        StallWatch stall = new StallWatch();
         boolean warm = settings.warmup().isZero();
-        try {
-            while (!probe.awaitOthers(TimeUnit.MILLISECONDS.toNanos(100))) {
-                long settled = probe.settled();
-                long now = System.nanoTime();
-                if (!warm && now >= warmupEnd) {
-                    metrics.resetTimings();
-                    warm = true;
-                }
-                if (settled != lastSettled) {
-                    lastSettled = settled;
-                    lastMoved = now;
-                } else if (now - lastMoved > STALL_NANOS) {
-                    return false;
-                }
+        while (!probe.awaitOthers(TimeUnit.MILLISECONDS.toNanos(100))) {
+            if (!warm && System.nanoTime() - warmupEnd >= 0) {
+                metrics.resetTimings();
+                warm = true;
             }
-            return true;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
+            if (stall.stalled(probe.settled())) {
+                return false;
+            }
         }
+        return true;
     }
 
     private static int schedulerThreads() {
         return (int) Thread.getAllStackTraces().keySet().stream()
                 .filter(thread -> thread.getName().startsWith(THREAD_PREFIX + "-"))
                 .count();
+    }
+
+    /** Whether a count stopped moving for {@link #STALL_NANOS}. */
+    private static final class StallWatch {
+        private long last = -1;
+        private long movedAt = System.nanoTime();
+
+        boolean stalled(long count) {
+            long now = System.nanoTime();
+            if (count != last) {
+                last = count;
+                movedAt = now;
+                return false;
+            }
+            return now - movedAt > STALL_NANOS;
+        }
     }
 }

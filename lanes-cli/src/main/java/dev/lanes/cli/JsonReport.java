@@ -1,164 +1,210 @@
 package dev.lanes.cli;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.lanes.dispatch.HotKey;
 import dev.lanes.runtime.ComponentReport;
 import dev.lanes.runtime.ShutdownReport;
+import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The report as JSON. Stable fields: {@code scenario}, {@code strategy}, {@code messages}, {@code handled}, {@code
- * throughputPerSec}, {@code latencyMicros} ({@code p50}, {@code p99}, {@code p999}), {@code otherIdsLatencyMicros}
- * ({@code p99}; hot-key only, else null), {@code orderingViolations}, {@code lost}, {@code parked}, {@code
- * liveThreads}, {@code invariants} ({@code name}, {@code status}), {@code shutdown} ({@code graceful}, {@code forced},
- * {@code durationMillis}). The others may grow.
+ * The report as JSON, written by Jackson from the records below (their components are the fields, in order). Stable
+ * fields: {@code scenario}, {@code strategy}, {@code messages}, {@code handled}, {@code throughputPerSec}, {@code
+ * latencyMicros} ({@code p50}, {@code p99}, {@code p999}), {@code otherIdsLatencyMicros} ({@code p99}; hot-key only,
+ * else null), {@code orderingViolations}, {@code lost}, {@code parked}, {@code liveThreads}, {@code invariants}
+ * ({@code name}, {@code status}), {@code shutdown} ({@code graceful}, {@code forced}, {@code durationMillis}), {@code
+ * run} ({@code jdk}, {@code processors}, {@code startedAt}, {@code commit}). The others may grow.
  */
 final class JsonReport {
+    private static final ObjectWriter WRITER = JsonMapper.builder().build().writerWithDefaultPrettyPrinter();
+
     private JsonReport() {}
 
     static String render(Report report) {
-        JsonWriter json = new JsonWriter().beginObject();
-        json.field("scenario", report.scenario)
-                .field("strategy", report.strategy)
-                .field("passed", report.passed())
-                .field("messages", report.messages)
-                .field("handled", report.handled)
-                .field("durationMillis", report.loadNanos / 1_000_000)
-                .field("throughputPerSec", report.throughputPerSecond());
-        json.name("latencyMicros");
-        latency(json, report.latency);
-        json.name("otherIdsLatencyMicros");
-        nullableLatency(json, report.otherIds);
-        json.name("hotIdLatencyMicros");
-        nullableLatency(json, report.hotId);
-        json.name("stages").beginArray();
-        report.stages.forEach(stage -> latency(json, stage));
-        json.endArray();
-        json.field("orderingViolations", report.orderingViolations).field("lost", report.lost);
-        Long stuck = report.stuckLaneMessages;
-        if (stuck == null) {
-            json.name("stuckLaneMessages").nullValue();
-        } else {
-            json.field("stuckLaneMessages", stuck.longValue());
-        }
-        json.field("parked", report.parked)
-                .field("retried", report.retried)
-                .field("rejected", report.rejected)
-                .field("liveThreads", report.liveThreadsPeak)
-                .field("liveThreadsAfterStop", report.liveThreadsAfter);
-        json.name("invariants").beginArray();
-        for (Report.Invariant invariant : report.invariants) {
-            json.beginObject()
-                    .field("name", invariant.name())
-                    .field("status", invariant.status())
-                    .field("detail", invariant.detail())
-                    .endObject();
-        }
-        json.endArray();
-        json.name("shutdown");
-        shutdown(json, report.shutdown);
-        json.name("aggregates").beginArray();
-        report.aggregates.forEach(row -> aggregate(json, row));
-        json.endArray();
-        json.name("outcomes");
-        counts(json, report.outcomes);
-        json.name("options").beginObject();
-        report.options.forEach(json::field);
-        json.endObject();
-        json.name("setup").beginArray();
-        report.setup.forEach(json::value);
-        json.endArray();
-        json.name("notes").beginArray();
-        report.notes.forEach(json::value);
-        json.endArray();
-        return json.endObject().toString() + System.lineSeparator();
-    }
-
-    private static void latency(JsonWriter json, Report.Latency latency) {
-        json.beginObject()
-                .field("name", latency.name())
-                .field("count", latency.count())
-                .field("p50", latency.p50())
-                .field("p90", latency.p90())
-                .field("p99", latency.p99())
-                .field("p999", latency.p999())
-                .field("max", latency.max())
-                .endObject();
-    }
-
-    private static void nullableLatency(JsonWriter json, Report.@Nullable Latency latency) {
-        if (latency == null) {
-            json.nullValue();
-        } else {
-            latency(json, latency);
+        try {
+            return WRITER.writeValueAsString(Document.of(report)) + System.lineSeparator();
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(
+                    "JsonReport: the report could not be written: " + e.getOriginalMessage(), e);
         }
     }
 
-    private static void shutdown(JsonWriter json, @Nullable ShutdownReport shutdown) {
-        if (shutdown == null) {
-            json.beginObject()
-                    .field("graceful", false)
-                    .field("forced", false)
-                    .name("durationMillis")
-                    .nullValue()
-                    .field("text", "the stop did not end in time")
-                    .endObject();
-            return;
+    /** The whole document. */
+    record Document(
+            String scenario,
+            String strategy,
+            boolean passed,
+            long messages,
+            long handled,
+            long durationMillis,
+            double throughputPerSec,
+            Report.Latency latencyMicros,
+            Report.@Nullable Latency otherIdsLatencyMicros,
+            Report.@Nullable Latency hotIdLatencyMicros,
+            List<Report.Latency> stages,
+            long orderingViolations,
+            long lost,
+            @Nullable Long stuckLaneMessages,
+            long parked,
+            long retried,
+            long rejected,
+            int liveThreads,
+            int liveThreadsAfterStop,
+            List<Invariant> invariants,
+            Shutdown shutdown,
+            List<Aggregate> aggregates,
+            Map<String, Long> outcomes,
+            Map<String, String> options,
+            List<String> setup,
+            List<String> notes,
+            RunInfo run) {
+
+        static Document of(Report report) {
+            Report.Setup setup = report.setup();
+            Report.Load load = report.load();
+            Report.LatencyReport latency = report.latency();
+            Report.Counts counts = report.counts();
+            return new Document(
+                    setup.scenario(),
+                    setup.strategy(),
+                    report.passed(),
+                    load.messages(),
+                    load.handled(),
+                    load.durationMillis(),
+                    load.throughputPerSecond(),
+                    latency.all(),
+                    latency.otherIds(),
+                    latency.hotId(),
+                    latency.stages(),
+                    counts.orderingViolations(),
+                    counts.lost(),
+                    counts.stuckLaneMessages(),
+                    counts.parked(),
+                    counts.retried(),
+                    counts.rejected(),
+                    report.threads().peak(),
+                    report.threads().afterStop(),
+                    report.invariants().stream().map(Invariant::of).toList(),
+                    Shutdown.of(report.shutdown()),
+                    report.aggregates().stream().map(Aggregate::of).toList(),
+                    counts.outcomes(),
+                    setup.options(),
+                    setup.lines(),
+                    report.notes(),
+                    report.run());
         }
-        json.beginObject()
-                .field("graceful", shutdown.graceful())
-                .field("forced", shutdown.forced())
-                .field("durationMillis", shutdown.duration().toMillis())
-                .field("deadlineMillis", shutdown.deadline().toMillis())
-                .field("quietMillis", shutdown.quietWait().toMillis())
-                .field("drainMillis", shutdown.drainWait().toMillis())
-                .field("leasesAdmitted", shutdown.admitted())
-                .field("openAtClose", Math.max(0, shutdown.openAtClose()))
-                .field("cut", shutdown.cut())
-                .field("failure", shutdown.failure() == null ? null : String.valueOf(shutdown.failure()));
-        json.name("components").beginArray();
-        for (ComponentReport component : shutdown.components()) {
-            json.beginObject()
-                    .field("name", component.name())
-                    .field("outcome", component.outcome().name())
-                    .field("stopMillis", component.stopDuration().toMillis())
-                    .field("failure", component.failure() == null ? null : String.valueOf(component.failure()))
-                    .endObject();
-        }
-        json.endArray();
-        json.field("text", shutdown.toString()).endObject();
     }
 
-    private static void aggregate(JsonWriter json, Report.AggregateRow row) {
-        json.beginObject()
-                .field("dispatcher", row.dispatcher())
-                .field("aggregate", row.aggregate())
-                .field("handled", row.handled())
-                .field("retried", row.retried())
-                .field("parked", row.parked())
-                .field("rejected", row.rejected())
-                .field("cancelled", row.cancelled());
-        json.name("queueWaitMicros");
-        latency(json, row.queueWait());
-        json.name("handlerMicros");
-        latency(json, row.handlerTime());
-        json.field("peakLanes", row.peakLanes())
-                .field("peakDeepestLane", row.peakDeepestLane())
-                .field("peakLaneSkew", row.peakSkew());
-        json.name("hottestIds").beginArray();
-        for (HotKey key : row.hottest()) {
-            json.beginObject()
-                    .field("id", key.id())
-                    .field("count", key.count())
-                    .field("error", key.error())
-                    .endObject();
+    /** An invariant: {@code status} is {@code PASS} or {@code FAIL}. */
+    record Invariant(String name, String status, String detail) {
+        static Invariant of(Report.Invariant invariant) {
+            return new Invariant(invariant.name(), invariant.status(), invariant.detail());
         }
-        json.endArray().endObject();
     }
 
-    private static void counts(JsonWriter json, Map<String, Long> counts) {
-        json.beginObject();
-        counts.forEach((name, count) -> json.field(name, count.longValue()));
-        json.endObject();
+    /**
+     * The runtime's shutdown report; {@code durationMillis} and the rest null when even the forced stop did not end in
+     * time.
+     */
+    record Shutdown(
+            boolean graceful,
+            boolean forced,
+            @Nullable Long durationMillis,
+            @Nullable Long deadlineMillis,
+            @Nullable Long quietMillis,
+            @Nullable Long drainMillis,
+            @Nullable Long leasesAdmitted,
+            @Nullable Long openAtClose,
+            @Nullable Long cut,
+            @Nullable String failure,
+            List<Component> components,
+            String text) {
+
+        static Shutdown of(@Nullable ShutdownReport shutdown) {
+            if (shutdown == null) {
+                return new Shutdown(
+                        false,
+                        false,
+                        null,
+                        null,
+                        null,
+                        null,
+                        null,
+                        null,
+                        null,
+                        null,
+                        List.of(),
+                        "the stop did not end in time");
+            }
+            return new Shutdown(
+                    shutdown.graceful(),
+                    shutdown.forced(),
+                    shutdown.duration().toMillis(),
+                    shutdown.deadline().toMillis(),
+                    shutdown.quietWait().toMillis(),
+                    shutdown.drainWait().toMillis(),
+                    shutdown.admitted(),
+                    Math.max(0, shutdown.openAtClose()),
+                    shutdown.cut(),
+                    describe(shutdown.failure()),
+                    shutdown.components().stream().map(Component::of).toList(),
+                    shutdown.toString());
+        }
+    }
+
+    /** One component's stop. */
+    record Component(
+            String name,
+            String outcome,
+            long stopMillis,
+            @Nullable String failure) {
+        static Component of(ComponentReport component) {
+            return new Component(
+                    component.name(),
+                    component.outcome().name(),
+                    component.stopDuration().toMillis(),
+                    describe(component.failure()));
+        }
+    }
+
+    /** One dispatcher of one aggregate type. */
+    record Aggregate(
+            String dispatcher,
+            String aggregate,
+            long handled,
+            long retried,
+            long parked,
+            long rejected,
+            long cancelled,
+            Report.Latency queueWaitMicros,
+            Report.Latency handlerMicros,
+            int peakLanes,
+            int peakDeepestLane,
+            double peakLaneSkew,
+            List<HotKey> hottestIds) {
+
+        static Aggregate of(Report.AggregateRow row) {
+            return new Aggregate(
+                    row.dispatcher(),
+                    row.aggregate(),
+                    row.handled(),
+                    row.retried(),
+                    row.parked(),
+                    row.rejected(),
+                    row.cancelled(),
+                    row.queueWait(),
+                    row.handlerTime(),
+                    row.peakLanes(),
+                    row.peakDeepestLane(),
+                    row.peakSkew(),
+                    row.hottest());
+        }
+    }
+
+    private static @Nullable String describe(@Nullable Throwable failure) {
+        return failure == null ? null : String.valueOf(failure);
     }
 }

@@ -2,79 +2,108 @@ package dev.lanes.cli;
 
 import dev.lanes.dispatch.HotKey;
 import dev.lanes.runtime.ShutdownReport;
-import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.HdrHistogram.Histogram;
+import org.HdrHistogram.HistogramIterationValue;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What one run found, as the text, JSON and HTML writers render it. Filled in by the command that ran, then read.
+ * What one run found: an immutable value, built by the run once it stopped, then rendered as text, JSON and HTML.
  * Latencies are in microseconds.
+ *
+ * @param run where and when it ran
+ * @param setup what was run
+ * @param load how much was handled in how long
+ * @param latency end-to-end latencies, per stage and merged
+ * @param counts outcomes, retries, parking and the derived loss and ordering counts
+ * @param aggregates per dispatcher and aggregate type, in binding order
+ * @param threads live threads at peak and after the stop
+ * @param invariants what the run must have, in the order they were checked
+ * @param shutdown the runtime's shutdown report, or null when even the forced stop did not end in time
+ * @param timeline what the sampler saw over time
+ * @param notes remarks of the run (errors seen, a stall, a warm-up left out...)
  */
-final class Report {
-    final String scenario;
-    final String strategy;
-    String title = "";
-    /** What was run, one line each (counts, mix, settings). */
-    final List<String> setup = new ArrayList<>();
-    /** Options as given or defaulted, for the JSON and HTML reports. */
-    final Map<String, String> options = new LinkedHashMap<>();
-    /** What a message is called in this run: "commands" or "messages". */
-    String unit = "messages";
+record Report(
+        RunInfo run,
+        Setup setup,
+        Load load,
+        LatencyReport latency,
+        Counts counts,
+        List<AggregateRow> aggregates,
+        Threads threads,
+        List<Invariant> invariants,
+        @Nullable ShutdownReport shutdown,
+        Timeline timeline,
+        List<String> notes) {
 
-    long messages;
-    long handled;
-    long loadNanos;
-    final List<Latency> stages = new ArrayList<>();
-    Latency latency = Latency.empty("all");
-
-    @Nullable
-    Latency otherIds;
-
-    @Nullable
-    Latency hotId;
-    /** The distribution behind {@link #latency}, in nanoseconds, for the HTML histogram. */
-    @Nullable
-    Histogram latencyHistogram;
-
-    final List<AggregateRow> aggregates = new ArrayList<>();
-    final Map<String, Long> outcomes = new LinkedHashMap<>();
-    long retried;
-    long parked;
-    long rejected;
-    long orderingViolations;
-    long lost;
-    /** Messages routed to the stuck lane (stuck-lane only), else null. */
-    @Nullable
-    Long stuckLaneMessages;
-
-    int liveThreadsPeak;
-    int liveThreadsAfter;
-    final List<Invariant> invariants = new ArrayList<>();
-
-    @Nullable
-    ShutdownReport shutdown;
-
-    Timeline timeline = Timeline.EMPTY;
-    final List<String> notes = new ArrayList<>();
-
-    Report(String scenario, String strategy) {
-        this.scenario = scenario;
-        this.strategy = strategy;
-    }
-
-    double throughputPerSecond() {
-        return loadNanos <= 0 ? 0 : handled * 1e9 / loadNanos;
+    Report {
+        aggregates = List.copyOf(aggregates);
+        invariants = List.copyOf(invariants);
+        notes = List.copyOf(notes);
     }
 
     boolean passed() {
         return invariants.stream().allMatch(Invariant::passed);
     }
 
-    void check(String name, boolean passed, String detail) {
-        invariants.add(new Invariant(name, passed, detail));
+    long failedInvariants() {
+        return invariants.stream().filter(invariant -> !invariant.passed()).count();
+    }
+
+    /**
+     * What was run.
+     *
+     * @param unit what a message is called in this run: "commands" or "messages"
+     * @param lines one line each: counts, mix, settings
+     * @param options as given or defaulted, in a stable order
+     */
+    record Setup(
+            String scenario,
+            String strategy,
+            String title,
+            String unit,
+            List<String> lines,
+            Map<String, String> options) {
+        Setup {
+            lines = List.copyOf(lines);
+            options = Collections.unmodifiableMap(new LinkedHashMap<>(options));
+        }
+    }
+
+    /**
+     * @param messages sent or generated
+     * @param handled of them
+     * @param nanos from the start of the load to its last answer
+     */
+    record Load(long messages, long handled, long nanos) {
+        double throughputPerSecond() {
+            return nanos <= 0 ? 0 : handled * 1e9 / nanos;
+        }
+
+        long durationMillis() {
+            return nanos / 1_000_000;
+        }
+    }
+
+    /**
+     * @param stages per stage, in the order the run reports them
+     * @param all every stage merged
+     * @param otherIds the ids other than the hot one (hot-key only), else null
+     * @param hotId the hot id (hot-key only), else null
+     * @param distribution behind {@code all}, for the HTML histogram
+     */
+    record LatencyReport(
+            List<Latency> stages,
+            Latency all,
+            @Nullable Latency otherIds,
+            @Nullable Latency hotId,
+            Distribution distribution) {
+        LatencyReport {
+            stages = List.copyOf(stages);
+        }
     }
 
     /** One latency distribution, summarized. */
@@ -102,6 +131,63 @@ final class Report {
             return nanos / 1000.0;
         }
     }
+
+    /** A latency distribution as recorded: each distinct value (nanoseconds, HdrHistogram precision) and its count. */
+    record Distribution(List<Value> values) {
+        static final Distribution EMPTY = new Distribution(List.of());
+
+        Distribution {
+            values = List.copyOf(values);
+        }
+
+        static Distribution of(Histogram nanos) {
+            List<Value> values = new java.util.ArrayList<>();
+            for (HistogramIterationValue value : nanos.recordedValues()) {
+                values.add(new Value(value.getValueIteratedTo(), value.getCountAtValueIteratedTo()));
+            }
+            return new Distribution(values);
+        }
+
+        long totalCount() {
+            return values.stream().mapToLong(Value::count).sum();
+        }
+
+        long minNonZeroNanos() {
+            return values.stream()
+                    .mapToLong(Value::nanos)
+                    .filter(nanos -> nanos > 0)
+                    .min()
+                    .orElse(0);
+        }
+
+        long maxNanos() {
+            return values.stream().mapToLong(Value::nanos).max().orElse(0);
+        }
+
+        record Value(long nanos, long count) {}
+    }
+
+    /**
+     * @param outcomes how the messages ended, by name, in a stable order
+     * @param rejected handed back to their source (rejected or cancelled)
+     * @param lost sent or delivered and never settled or stored
+     * @param stuckLaneMessages routed to the stuck lane (stuck-lane only), else null
+     */
+    record Counts(
+            Map<String, Long> outcomes,
+            long retried,
+            long parked,
+            long rejected,
+            long orderingViolations,
+            long lost,
+            @Nullable Long stuckLaneMessages) {
+        Counts {
+            outcomes = Collections.unmodifiableMap(new LinkedHashMap<>(outcomes));
+        }
+    }
+
+    /** Live threads: the sampled peak, and the count after the stop. */
+    record Threads(int peak, int afterStop) {}
 
     /** One dispatcher of one aggregate type: outcomes, queue wait, handler time, lanes and hot ids. */
     record AggregateRow(

@@ -14,18 +14,16 @@ final class ReportOutput {
 
     private ReportOutput() {}
 
-    static int emit(Report report, ReportOptions options, PrintWriter out, PrintWriter err) {
+    /** Prints the text report, then writes the JSON and HTML reports to the files given (null: not asked for). */
+    static int emit(Report report, @Nullable Path json, @Nullable Path html, PrintWriter out, PrintWriter err) {
         out.print(TextReport.render(report));
         out.flush();
-        boolean json = write(options.json, JsonReport.render(report), "JSON", out, err);
-        boolean html = write(options.html, HtmlReport.render(report), "HTML", out, err);
-        return report.passed() && json && html ? PASSED : INVARIANT_FAILED;
+        boolean jsonWritten = json == null || write(json, JsonReport.render(report), "JSON", out, err);
+        boolean htmlWritten = html == null || write(html, HtmlReport.render(report), "HTML", out, err);
+        return report.passed() && jsonWritten && htmlWritten ? PASSED : INVARIANT_FAILED;
     }
 
-    private static boolean write(@Nullable Path file, String content, String what, PrintWriter out, PrintWriter err) {
-        if (file == null) {
-            return true;
-        }
+    private static boolean write(Path file, String content, String what, PrintWriter out, PrintWriter err) {
         try {
             Files.writeString(file, content, StandardCharsets.UTF_8);
             out.println(what + " report: " + file.toAbsolutePath());

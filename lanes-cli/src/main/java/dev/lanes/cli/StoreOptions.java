@@ -54,12 +54,14 @@ final class StoreOptions {
      */
     Stores open() {
         if (kind == Kind.MEMORY || jdbcUrl == null) {
-            return new Stores(new InMemoryEventStore(), new InMemorySnapshotStore(), "in-memory event store", () -> {});
+            return new Stores(
+                    "memory", new InMemoryEventStore(), new InMemorySnapshotStore(), "in-memory event store", () -> {});
         }
         String schema = "lanes_run_" + System.currentTimeMillis();
         PostgresEventStore events = PostgresEventStore.connect(inFreshSchema(jdbcUrl, schema), user, password);
         events.migrate();
         return new Stores(
+                "postgres",
                 events,
                 events.snapshotStore(),
                 "PostgreSQL event store at " + events.server() + " (schema " + schema + ")",
@@ -77,8 +79,12 @@ final class StoreOptions {
         return url + (url.contains("?") ? "&" : "?") + "currentSchema=" + schema;
     }
 
-    /** The opened stores and how to release them. */
-    record Stores(EventStore events, SnapshotStore snapshots, String description, Runnable release)
+    /**
+     * The opened stores and how to release them.
+     *
+     * @param kind {@code memory} or {@code postgres}, as the option takes it
+     */
+    record Stores(String kind, EventStore events, SnapshotStore snapshots, String description, Runnable release)
             implements AutoCloseable {
         @Override
         public void close() {

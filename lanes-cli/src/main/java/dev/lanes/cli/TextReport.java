@@ -24,54 +24,72 @@ final class TextReport {
     }
 
     private String render() {
-        line("%s", report.title);
-        report.setup.forEach(setup -> line("  %s", setup));
-        line("  scenario %s, strategy %s", report.scenario, report.strategy);
-        line("");
-        line(
-                "Throughput    %,.0f %s/s (%,d of %,d %s handled in %.2f s)",
-                report.throughputPerSecond(),
-                report.unit,
-                report.handled,
-                report.messages,
-                report.unit,
-                report.loadNanos / 1e9);
+        header();
+        throughput();
         latencies();
         aggregates();
+        outcomes();
+        invariants();
+        ShutdownReport shutdown = report.shutdown();
+        line("Shutdown      %s", shutdown == null ? "did not end in time" : indent(shutdown.toString()));
+        line(
+                "Threads       %,d live at peak, %,d after the stop",
+                report.threads().peak(), report.threads().afterStop());
+        report.notes().forEach(note -> line("Note          %s", note));
+        long failed = report.failedInvariants();
+        line(
+                "Result        %s (%d of %d invariants passed)",
+                failed == 0 ? "PASS" : "FAIL",
+                report.invariants().size() - failed,
+                report.invariants().size());
+        return out.toString();
+    }
+
+    private void header() {
+        Report.Setup setup = report.setup();
+        line("%s", setup.title());
+        setup.lines().forEach(each -> line("  %s", each));
+        line("  scenario %s, strategy %s", setup.scenario(), setup.strategy());
+        line("");
+    }
+
+    private void throughput() {
+        Report.Load load = report.load();
+        String unit = report.setup().unit();
+        line(
+                "Throughput    %,.0f %s/s (%,d of %,d %s handled in %.2f s)",
+                load.throughputPerSecond(), unit, load.handled(), load.messages(), unit, load.nanos() / 1e9);
+    }
+
+    private void outcomes() {
+        Report.Counts counts = report.counts();
         line(
                 "Outcomes      %s",
-                report.outcomes.entrySet().stream()
+                counts.outcomes().entrySet().stream()
                         .map(e -> String.format(Locale.ROOT, "%s %,d", e.getKey(), e.getValue()))
                         .collect(Collectors.joining(", ")));
         line(
                 "Retries       %,d retried, %,d parked, %,d handed back to their source",
-                report.retried, report.parked, report.rejected);
+                counts.retried(), counts.parked(), counts.rejected());
+    }
+
+    private void invariants() {
         line("Invariants");
-        int width = report.invariants.stream()
+        int width = report.invariants().stream()
                 .mapToInt(i -> i.name().length())
                 .max()
                 .orElse(10);
-        for (Report.Invariant invariant : report.invariants) {
+        for (Report.Invariant invariant : report.invariants()) {
             line("  %s  %-" + width + "s  %s", invariant.status(), invariant.name(), invariant.detail());
         }
-        ShutdownReport shutdown = report.shutdown;
-        line("Shutdown      %s", shutdown == null ? "did not end in time" : indent(shutdown.toString()));
-        line("Threads       %,d live at peak, %,d after the stop", report.liveThreadsPeak, report.liveThreadsAfter);
-        report.notes.forEach(note -> line("Note          %s", note));
-        long failed = report.invariants.stream().filter(i -> !i.passed()).count();
-        line(
-                "Result        %s (%d of %d invariants passed)",
-                failed == 0 ? "PASS" : "FAIL", report.invariants.size() - failed, report.invariants.size());
-        return out.toString();
     }
 
     private void latencies() {
         line("Latency (us)  %-24s %10s %9s %9s %9s %9s %9s", "stage", "count", "p50", "p90", "p99", "p99.9", "max");
-        for (Report.Latency stage : report.stages) {
-            latency(stage);
-        }
-        if (report.stages.size() != 1) {
-            latency(report.latency);
+        List<Report.Latency> stages = report.latency().stages();
+        stages.forEach(this::latency);
+        if (stages.size() != 1) {
+            latency(report.latency().all());
         }
     }
 
@@ -90,7 +108,7 @@ final class TextReport {
     private void aggregates() {
         int width = Math.max(
                 22,
-                report.aggregates.stream()
+                report.aggregates().stream()
                         .mapToInt(row -> row.label().length())
                         .max()
                         .orElse(0));
@@ -136,11 +154,12 @@ final class TextReport {
 
     /** The aggregate rows printed: all of them, or the first few when there are many (many-types). */
     private List<Report.AggregateRow> shown() {
-        return report.aggregates.size() <= MAX_ROWS ? report.aggregates : report.aggregates.subList(0, MAX_ROWS - 2);
+        List<Report.AggregateRow> rows = report.aggregates();
+        return rows.size() <= MAX_ROWS ? rows : rows.subList(0, MAX_ROWS - 2);
     }
 
     private void more() {
-        int hidden = report.aggregates.size() - shown().size();
+        int hidden = report.aggregates().size() - shown().size();
         if (hidden > 0) {
             line("  ... and %d more (every row is in the JSON and HTML reports)", hidden);
         }

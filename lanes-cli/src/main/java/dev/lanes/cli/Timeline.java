@@ -5,34 +5,48 @@ import java.util.List;
 /**
  * What the sampler saw during a run: per sample the settled count, live threads, and per dispatcher (series) its
  * queued exchanges and deepest lane.
+ *
+ * @param series one per dispatcher, "name aggregate"
+ * @param samples in time order
  */
-final class Timeline {
+record Timeline(List<String> series, List<Sample> samples) {
     static final Timeline EMPTY = new Timeline(List.of(), List.of());
 
-    /** One dispatcher per series, "name aggregate". */
-    final List<String> series;
-
-    final List<Sample> samples;
-
-    Timeline(List<String> series, List<Sample> samples) {
-        this.series = List.copyOf(series);
-        this.samples = List.copyOf(samples);
+    Timeline {
+        series = List.copyOf(series);
+        samples = List.copyOf(samples);
     }
 
-    /** One point in time; arrays are indexed like {@link Timeline#series}. */
+    /** One point in time; the per-series values are indexed like {@link Timeline#series}. Immutable. */
     static final class Sample {
-        final long atMillis;
-        final long settled;
-        final int liveThreads;
+        private final long atMillis;
+        private final long settled;
+        private final int liveThreads;
         private final int[] queued;
         private final int[] deepest;
 
+        /**
+         * @param atMillis since the sampler started
+         * @param settled messages settled so far
+         */
         Sample(long atMillis, long settled, int liveThreads, int[] queued, int[] deepest) {
             this.atMillis = atMillis;
             this.settled = settled;
             this.liveThreads = liveThreads;
             this.queued = queued.clone();
             this.deepest = deepest.clone();
+        }
+
+        long atMillis() {
+            return atMillis;
+        }
+
+        long settled() {
+            return settled;
+        }
+
+        int liveThreads() {
+            return liveThreads;
         }
 
         int queued(int series) {
