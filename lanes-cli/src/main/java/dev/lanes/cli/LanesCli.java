@@ -1,16 +1,12 @@
 package dev.lanes.cli;
 
+import dev.lanes.cli.command.LanesCommand;
 import picocli.CommandLine;
-import picocli.CommandLine.Command;
 
 /** Entry point of {@code java -jar lanes.jar}. */
-@Command(
-        name = "lanes",
-        mixinStandardHelpOptions = true,
-        version = "lanes 0.1.0-SNAPSHOT",
-        description = "Per-aggregate ordered, concurrent dispatch: the bank demo and load scenarios, with a report.",
-        subcommands = {DemoCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
 public final class LanesCli {
+
+    private LanesCli() {}
 
     public static void main(String[] args) {
         System.exit(run(args));
@@ -23,6 +19,6 @@ public final class LanesCli {
 
     /** The configured command line; output can be redirected with {@link CommandLine#setOut}. */
     public static CommandLine commandLine() {
-        return new CommandLine(new LanesCli()).setCaseInsensitiveEnumValuesAllowed(true);
+        return LanesCommand.commandLine();
     }
 }

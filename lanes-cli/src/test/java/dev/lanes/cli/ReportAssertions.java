@@ -10,17 +10,17 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** Reads a JSON report and checks the stable fields every report must have. */
-final class ReportAssertions {
+public final class ReportAssertions {
     private ReportAssertions() {}
 
-    static JsonNode readReport(Path file) throws IOException {
+    public static JsonNode readReport(Path file) throws IOException {
         JsonNode report = JsonMapper.builder().build().readTree(file.toFile());
         assertThat(report.isObject()).as("a JSON object in %s", file).isTrue();
         return report;
     }
 
     /** Every stable field exists with its type; every invariant passed. */
-    static void assertStableFieldsAndAllPass(JsonNode report, String scenario) {
+    public static void assertStableFieldsAndAllPass(JsonNode report, String scenario) {
         assertThat(fieldNames(report))
                 .contains(
                         "scenario",
@@ -71,32 +71,32 @@ final class ReportAssertions {
     }
 
     /** JDK, processors, start time in UTC and the commit (a hash, or "unknown" outside a git clone). */
-    static void assertRunMetadata(JsonNode run) {
+    public static void assertRunMetadata(JsonNode run) {
         assertThat(run.get("jdk").asText()).contains(System.getProperty("java.version"));
         assertThat(number(run, "processors")).isEqualTo(Runtime.getRuntime().availableProcessors());
         assertThat(run.get("startedAt").asText()).matches("\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z");
         assertThat(run.get("commit").asText()).matches("[0-9a-f]{7,40}|unknown");
     }
 
-    static List<String> invariantNames(JsonNode report) {
+    public static List<String> invariantNames(JsonNode report) {
         return texts(report.get("invariants"), "name");
     }
 
     /** The text field {@code field} of each element of {@code array}. */
-    static List<String> texts(JsonNode array, String field) {
+    public static List<String> texts(JsonNode array, String field) {
         List<String> texts = new ArrayList<>();
         array.forEach(element -> texts.add(element.get(field).asText()));
         return texts;
     }
 
-    static double number(JsonNode object, String field) {
+    public static double number(JsonNode object, String field) {
         JsonNode value = object.get(field);
         assertThat(value).as(field).isNotNull();
         assertThat(value.isNumber()).as("%s is a number: %s", field, value).isTrue();
         return value.asDouble();
     }
 
-    static List<String> fieldNames(JsonNode object) {
+    public static List<String> fieldNames(JsonNode object) {
         List<String> names = new ArrayList<>();
         object.fieldNames().forEachRemaining(names::add);
         return names;
