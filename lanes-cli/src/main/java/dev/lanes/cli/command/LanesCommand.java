@@ -14,8 +14,28 @@ public final class LanesCommand {
 
     private LanesCommand() {}
 
-    /** The configured command line; output can be redirected with {@link CommandLine#setOut}. */
+    /**
+     * The configured command line: one-line errors with a hint, the exit codes of {@link ExitCode} in every {@code
+     * --help}; output can be redirected with {@link CommandLine#setOut}.
+     */
     public static CommandLine commandLine() {
-        return new CommandLine(new LanesCommand()).setCaseInsensitiveEnumValuesAllowed(true);
+        ShortErrors errors = new ShortErrors();
+        CommandLine commandLine = new CommandLine(new LanesCommand())
+                .setCaseInsensitiveEnumValuesAllowed(true)
+                .setParameterExceptionHandler(errors)
+                .setExecutionExceptionHandler(errors);
+        listExitCodes(commandLine);
+        commandLine.getSubcommands().values().forEach(LanesCommand::listExitCodes);
+        return commandLine;
+    }
+
+    private static void listExitCodes(CommandLine command) {
+        if (command.getCommand() instanceof CommandLine.HelpCommand) {
+            return;
+        }
+        command.getCommandSpec()
+                .usageMessage()
+                .exitCodeListHeading("%nExit codes:%n")
+                .exitCodeList(ExitCode.descriptions());
     }
 }

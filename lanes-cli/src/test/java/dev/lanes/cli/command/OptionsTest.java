@@ -19,14 +19,17 @@ import org.junit.jupiter.params.provider.CsvSource;
 import picocli.CommandLine;
 import picocli.CommandLine.ParseResult;
 
-/** Bad options get picocli's usage, name the bad value and exit with 2; nothing runs. */
+/** Bad options get one line naming the bad value and a hint to --help, not the usage, and exit with 2; nothing runs. */
 class OptionsTest {
 
     @Test
     void aPostgresStoreNeedsAJdbcUrlAndAUrlNeedsThePostgresStore() {
         Cli.Result noUrl = Cli.run("demo", "--store", "postgres");
         assertThat(noUrl.exitCode()).isEqualTo(2);
-        assertThat(noUrl.err()).contains("--store postgres needs --jdbc-url").contains("Usage: lanes demo");
+        assertThat(noUrl.err())
+                .contains("--store postgres needs --jdbc-url")
+                .contains("Try 'lanes demo --help' for more information.")
+                .doesNotContain("Usage:");
 
         Cli.Result noStore = Cli.run("bench", "--scenario", "command", "--jdbc-url", "jdbc:postgresql://h:1/d");
         assertThat(noStore.exitCode()).isEqualTo(2);
@@ -42,7 +45,8 @@ class OptionsTest {
                 .contains("Invalid value for option '--scenario'")
                 .contains("'sideways'")
                 .contains("hot-key")
-                .contains("Usage: lanes bench");
+                .contains("Try 'lanes bench --help' for more information.")
+                .doesNotContain("Usage:");
         assertThat(result.out()).isEmpty();
     }
 
@@ -55,7 +59,8 @@ class OptionsTest {
         assertThat(result.err())
                 .contains("Invalid value for option '--strategy'")
                 .contains("'diagonal'")
-                .contains("Usage: lanes " + command);
+                .contains("Try 'lanes " + command + " --help' for more information.")
+                .doesNotContain("Usage:");
     }
 
     @ParameterizedTest
@@ -81,7 +86,8 @@ class OptionsTest {
         assertThat(result.err())
                 .contains("Invalid value for option '" + option + "'")
                 .contains("'" + value + "'")
-                .contains("Usage: lanes " + command);
+                .contains("Try 'lanes " + command + " --help' for more information.")
+                .doesNotContain("Usage:");
     }
 
     @ParameterizedTest
@@ -90,7 +96,10 @@ class OptionsTest {
         Cli.Result result = Cli.run("demo", "--event-lane-bounds", bounds);
 
         assertThat(result.exitCode()).isEqualTo(2);
-        assertThat(result.err()).contains("'--event-lane-bounds'").contains("Usage: lanes demo");
+        assertThat(result.err())
+                .contains("'--event-lane-bounds'")
+                .contains("Try 'lanes demo --help' for more information.")
+                .doesNotContain("Usage:");
     }
 
     @ParameterizedTest
@@ -168,6 +177,48 @@ class OptionsTest {
         assertThat(demo.amount).isNull();
         assertThat(DemoCommand.DEFAULT_DURATION).isEqualTo(Duration.ofSeconds(10));
         assertThat(demo.strategy).isEqualTo(LaneStrategy.KEYED);
+    }
+
+    @ParameterizedTest
+    @CsvSource({"demo,--acounts,10", "bench,--scenario,throughput --warmpu 1s"})
+    void aMistypedOptionGetsOneLineASuggestionAndAHintNotTheUsage(String command, String option, String value) {
+        java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of(command, option));
+        args.addAll(java.util.List.of(value.split(" ")));
+
+        Cli.Result result = Cli.run(args.toArray(String[]::new));
+
+        assertThat(result.exitCode()).isEqualTo(ExitCode.BAD_OPTION);
+        assertThat(result.err())
+                .startsWith("Unknown option")
+                .contains("Try 'lanes " + command + " --help' for more information.")
+                .doesNotContain("Usage:");
+        assertThat(result.err().lines().count()).as(result.err()).isLessThanOrEqualTo(4);
+        assertThat(result.out()).isEmpty();
+    }
+
+    @Test
+    void noCommandAtAllShowsTheCommands() {
+        Cli.Result result = Cli.run();
+
+        assertThat(result.exitCode()).isEqualTo(ExitCode.BAD_OPTION);
+        assertThat(result.err())
+                .contains("Missing required subcommand")
+                .contains("demo")
+                .contains("bench");
+    }
+
+    @ParameterizedTest
+    @CsvSource({"--help", "demo --help", "bench --help"})
+    void everyHelpListsTheExitCodes(String args) {
+        Cli.Result result = Cli.run(args.split(" "));
+
+        assertThat(result.exitCode()).isZero();
+        assertThat(result.out())
+                .contains("Exit codes:")
+                .containsPattern("\\s0\\s+every invariant passed")
+                .containsPattern("\\s1\\s+an invariant failed")
+                .containsPattern("\\s2\\s+a bad option; nothing ran")
+                .containsPattern("\\s3\\s+infrastructure unavailable \\(the database\\)");
     }
 
     @Test
