@@ -129,9 +129,10 @@ final class BenchCommand implements Callable<Integer> {
 
     @Option(
             names = "--warmup",
-            converter = Converters.NotNegativeDuration.class,
+            converter = Converters.Warmup.class,
             paramLabel = "DURATION",
-            description = "Latencies of messages created this early are left out (default: hot-key 1s, others 0).")
+            description = "Latencies of messages created this early are left out, 0s to 1h (default: hot-key 1s,"
+                    + " others 0).")
     @Nullable
     Duration warmup;
 

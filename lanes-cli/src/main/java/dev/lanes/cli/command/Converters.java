@@ -81,30 +81,64 @@ final class Converters {
         }
     }
 
-    /** A positive duration: {@code 500ms}, {@code 10s}, {@code 1.5s}, {@code 2m}, {@code 10} (seconds) or ISO-8601. */
-    static final class PositiveDuration implements ITypeConverter<Duration> {
+    /**
+     * A duration within a range, in the forms {@code 500ms}, {@code 10s}, {@code 1.5s}, {@code 2m}, {@code 1h}, {@code
+     * 10} (seconds) or ISO-8601 ({@code PT10S}); a value outside the range is refused naming it and the range, never
+     * clamped.
+     */
+    abstract static class BoundedDuration implements ITypeConverter<Duration> {
+        private final String min;
+        private final String max;
+
+        /** The bounds, inclusive, as a user would type them. */
+        BoundedDuration(String min, String max) {
+            this.min = min;
+            this.max = max;
+        }
+
         @Override
         public Duration convert(String value) {
             Duration parsed = duration(value);
-            if (parsed.isNegative() || parsed.isZero()) {
-                throw new TypeConversionException("must be a positive duration but was '" + value + "'");
+            if (parsed.compareTo(duration(min)) < 0 || parsed.compareTo(duration(max)) > 0) {
+                throw new TypeConversionException(
+                        "'" + value + "' is out of range: must be from " + min + " to " + max);
             }
             return parsed;
         }
     }
 
-    /** A duration of zero or more, in the same forms. */
-    static final class NotNegativeDuration implements ITypeConverter<Duration> {
-        @Override
-        public Duration convert(String value) {
-            Duration parsed = duration(value);
-            if (parsed.isNegative()) {
-                throw new TypeConversionException("must not be negative but was '" + value + "'");
-            }
-            return parsed;
+    /** How long the clients send: 1 ms to 24 h. */
+    static final class RunDuration extends BoundedDuration {
+        RunDuration() {
+            super("1ms", "24h");
         }
     }
 
+    /** The graceful stop's deadline: 1 ms to 1 h. */
+    static final class ShutdownTimeout extends BoundedDuration {
+        ShutdownTimeout() {
+            super("1ms", "1h");
+        }
+    }
+
+    /** How often the sampler looks: 10 ms to 1 min. */
+    static final class SampleInterval extends BoundedDuration {
+        SampleInterval() {
+            super("10ms", "1m");
+        }
+    }
+
+    /** How long latencies are left out at the start: 0 to 1 h. */
+    static final class Warmup extends BoundedDuration {
+        Warmup() {
+            super("0s", "1h");
+        }
+    }
+
+    /**
+     * Parses a duration; a value too large for a {@link Duration} of nanoseconds becomes about 292 years, which no range
+     * takes.
+     */
     static Duration duration(String value) {
         String text = value.trim().toLowerCase(Locale.ROOT);
         Matcher matcher = DURATION.matcher(text);
@@ -121,7 +155,7 @@ final class Converters {
         }
         try {
             return Duration.parse(value.trim().toUpperCase(Locale.ROOT));
-        } catch (DateTimeParseException e) {
+        } catch (DateTimeParseException | ArithmeticException e) {
             throw new TypeConversionException(
                     "'" + value + "' is not a duration (examples: 500ms, 10s, 1.5s, 2m, PT10S)");
         }

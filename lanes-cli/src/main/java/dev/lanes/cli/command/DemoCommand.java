@@ -89,9 +89,9 @@ final class DemoCommand implements Callable<Integer> {
         @Option(
                 names = "--duration",
                 required = true,
-                converter = Converters.PositiveDuration.class,
+                converter = Converters.RunDuration.class,
                 paramLabel = "DURATION",
-                description = "How long the clients send, e.g. 10s, 500ms, 1m (default: 10s).")
+                description = "How long the clients send, 1ms to 24h, e.g. 10s, 500ms, 1m (default: 10s).")
         @Nullable
         Duration duration;
 

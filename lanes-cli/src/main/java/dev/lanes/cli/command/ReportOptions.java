@@ -1,5 +1,6 @@
 package dev.lanes.cli.command;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -27,9 +28,9 @@ final class ReportOptions {
     @Option(
             names = "--sample-interval",
             defaultValue = "200ms",
-            converter = Converters.PositiveDuration.class,
+            converter = Converters.SampleInterval.class,
             paramLabel = "DURATION",
-            description = "How often throughput and lane depths are sampled (default: ${DEFAULT-VALUE}).")
+            description = "How often throughput and lane depths are sampled, 10ms to 1m (default: ${DEFAULT-VALUE}).")
     Duration sampleInterval = Duration.ofMillis(200);
 
     @Option(
@@ -40,9 +41,10 @@ final class ReportOptions {
 
     @Option(
             names = "--shutdown-timeout",
-            converter = Converters.PositiveDuration.class,
+            converter = Converters.ShutdownTimeout.class,
             paramLabel = "DURATION",
-            description = "Deadline of the graceful stop before it is forced (default: 30s; stuck-lane: 1s).")
+            description =
+                    "Deadline of the graceful stop before it is forced, 1ms to 1h (default: 30s; stuck-lane:" + " 1s).")
     @Nullable
     Duration shutdownTimeout;
 
@@ -60,12 +62,37 @@ final class ReportOptions {
         if (file == null) {
             return;
         }
-        Path parent = file.toAbsolutePath().getParent();
-        if (Files.isDirectory(file) || parent == null || !Files.isDirectory(parent)) {
+        String problem = writeProblem(file.toAbsolutePath());
+        if (problem != null) {
             throw new ParameterException(
                     spec.commandLine(),
-                    "Invalid value for option '" + option + "': cannot write a file at '" + file
-                            + "' (is it a directory, or does its directory not exist?)");
+                    "Invalid value for option '" + option + "': cannot write '" + file + "': " + problem);
+        }
+    }
+
+    /**
+     * Why {@code file} could not be written, or null when it can: its directory must exist and take a new file (tried
+     * with a probe file, which also catches a read-only file system and a root user), and the file, if it exists, must
+     * be a writable regular file.
+     */
+    static @Nullable String writeProblem(Path file) {
+        Path parent = file.getParent();
+        if (parent == null || !Files.isDirectory(parent)) {
+            return "its directory " + parent + " does not exist";
+        }
+        if (Files.exists(file) && (!Files.isRegularFile(file) || !Files.isWritable(file))) {
+            return Files.isDirectory(file) ? "it is a directory" : "it exists and is not a writable file";
+        }
+        return probe(parent);
+    }
+
+    private static @Nullable String probe(Path directory) {
+        try {
+            Files.delete(Files.createTempFile(directory, ".lanes-", ".probe"));
+            return null;
+        } catch (IOException | SecurityException e) {
+            return "its directory " + directory + " does not take new files ("
+                    + e.getClass().getSimpleName() + ")";
         }
     }
 }

@@ -146,6 +146,51 @@ class OptionsTest {
         assertThat(result.out()).isEmpty();
     }
 
+    @ParameterizedTest
+    @CsvSource({
+        "demo,--duration,99999999999999h,1ms to 24h",
+        "demo,--duration,25h,1ms to 24h",
+        "demo,--duration,0,1ms to 24h",
+        "demo,--shutdown-timeout,2h,1ms to 1h",
+        "demo,--sample-interval,1ms,10ms to 1m",
+        "bench,--warmup,61m,0s to 1h",
+        "bench,--shutdown-timeout,PT0S,1ms to 1h"
+    })
+    void aDurationOutOfItsRangeIsRefusedNamingTheValueAndTheRange(
+            String command, String option, String value, String range) {
+        Cli.Result result = command.equals("bench")
+                ? Cli.run("bench", "--scenario", "throughput", option, value)
+                : Cli.run("demo", option, value);
+
+        assertThat(result.exitCode()).isEqualTo(ExitCode.BAD_OPTION);
+        assertThat(result.err())
+                .startsWith("Invalid value for option '" + option + "': '" + value + "' is out of range: must be from "
+                        + range);
+        assertThat(result.out()).as("nothing ran").isEmpty();
+    }
+
+    @Test
+    void aReportPathThatIsADirectoryIsRefusedBeforeAnythingRuns(@TempDir Path dir) {
+        Cli.Result result = Cli.run("demo", "--html", dir.toString());
+
+        assertThat(result.exitCode()).isEqualTo(ExitCode.BAD_OPTION);
+        assertThat(result.err()).contains("'--html'").contains(dir.toString()).contains("it is a directory");
+        assertThat(result.out()).isEmpty();
+    }
+
+    @Test
+    void aReportFileInADirectoryThatTakesNoNewFileIsRefusedBeforeAnythingRuns() {
+        Path proc = Path.of("/proc/self");
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isDirectory(proc), "Linux /proc");
+        Path file = proc.resolve("report.json");
+
+        Cli.Result result = Cli.run("bench", "--scenario", "throughput", "--json", file.toString());
+
+        assertThat(result.exitCode()).isEqualTo(ExitCode.BAD_OPTION);
+        assertThat(result.err()).contains("'--json'").contains(file.toString()).contains("does not take new files");
+        assertThat(result.out()).isEmpty();
+    }
+
     @Test
     void enumsAndScenariosAreCaseInsensitive() {
         CommandLine commandLine = LanesCli.commandLine();
