@@ -4,6 +4,11 @@ import dev.lanes.cli.bank.Stores;
 import dev.lanes.eventsourcing.InMemoryEventStore;
 import dev.lanes.eventsourcing.InMemorySnapshotStore;
 import dev.lanes.postgres.PostgresEventStore;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -42,23 +47,47 @@ final class StoreOptions {
             throw new ParameterException(spec.commandLine(), "--store postgres needs --jdbc-url");
         }
         if (kind == Kind.MEMORY && jdbcUrl != null) {
-            throw new ParameterException(spec.commandLine(), "--jdbc-url '" + jdbcUrl + "' needs --store postgres");
+            throw new ParameterException(
+                    spec.commandLine(), "--jdbc-url '" + withoutQuery(jdbcUrl) + "' needs --store postgres");
+        }
+        if (jdbcUrl != null && PostgresTarget.parse(jdbcUrl, password) == null) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "Invalid value for option '--jdbc-url': '" + withoutQuery(jdbcUrl)
+                            + "' is not a PostgreSQL JDBC URL (expected jdbc:postgresql://host:port/database)");
         }
     }
 
     /**
      * Opens the stores. For PostgreSQL: a fresh schema {@code lanes_run_<millis>} per run (kept afterwards for
-     * inspection), so runs never see each other's accounts; then connects (failing fast, naming host and port) and
-     * migrates.
+     * inspection), so runs never see each other's accounts; then connects and migrates.
+     *
+     * @throws InfrastructureUnavailableException when the server cannot be reached or refuses the login, the schema or
+     *     the migration, naming host and port and never a password
      */
     Stores open() {
-        if (kind == Kind.MEMORY || jdbcUrl == null) {
+        String url = jdbcUrl;
+        if (kind == Kind.MEMORY || url == null) {
             return new Stores(
                     "memory", new InMemoryEventStore(), new InMemorySnapshotStore(), "in-memory event store", () -> {});
         }
+        PostgresTarget target = Objects.requireNonNull(PostgresTarget.parse(url, password), "checked by validate()");
         String schema = "lanes_run_" + System.currentTimeMillis();
-        PostgresEventStore events = PostgresEventStore.connect(inFreshSchema(jdbcUrl, schema), user, password);
-        events.migrate();
+        try {
+            return postgres(inFreshSchema(url, schema), schema);
+        } catch (SQLException | RuntimeException e) {
+            throw target.unavailable(e);
+        }
+    }
+
+    private Stores postgres(String url, String schema) {
+        PostgresEventStore events = PostgresEventStore.connect(url, user, password);
+        try {
+            events.migrate();
+        } catch (RuntimeException e) {
+            events.close();
+            throw e;
+        }
         return new Stores(
                 "postgres",
                 events,
@@ -67,14 +96,17 @@ final class StoreOptions {
                 events::close);
     }
 
-    private String inFreshSchema(String url, String schema) {
-        try (java.sql.Connection connection = java.sql.DriverManager.getConnection(url, user, password);
-                java.sql.Statement statement = connection.createStatement()) {
+    private String inFreshSchema(String url, String schema) throws SQLException {
+        try (Connection connection = DriverManager.getConnection(url, user, password);
+                Statement statement = connection.createStatement()) {
             statement.execute("CREATE SCHEMA " + schema);
-        } catch (java.sql.SQLException e) {
-            throw new IllegalStateException(
-                    "Cannot create schema " + schema + " through " + url + ": " + e.getMessage(), e);
         }
         return url + (url.contains("?") ? "&" : "?") + "currentSchema=" + schema;
+    }
+
+    /** The URL without its parameters, where a password may be. */
+    private static String withoutQuery(String url) {
+        int query = url.indexOf('?');
+        return query < 0 ? url : url.substring(0, query) + "?...";
     }
 }
