@@ -9,6 +9,7 @@ import dev.lanes.cli.run.Progress;
 import dev.lanes.cli.run.RecordingMetrics;
 import dev.lanes.cli.run.Sampler;
 import dev.lanes.cli.run.Shutdowns;
+import dev.lanes.cli.run.StopRequest;
 import dev.lanes.command.WaitStage;
 import dev.lanes.dispatch.LaneStrategy;
 import dev.lanes.examples.bank.AccountCommand.CloseAccount;
@@ -39,6 +40,8 @@ public final class BankRun {
     private static final Duration SETUP_TIMEOUT = Duration.ofSeconds(60);
     /** A run whose clients got no answer at all for this long is stopped and reported. */
     private static final long STALL_NANOS = TimeUnit.SECONDS.toNanos(30);
+    /** Beyond twice the shutdown deadline (clients, then the runtime): the audit and the report. */
+    private static final Duration STOP_MARGIN = Duration.ofMinutes(2);
 
     /** What the clients send and what else runs. */
     public enum Workload {
@@ -90,10 +93,12 @@ public final class BankRun {
     private final Ledger ledger = new Ledger();
     private final Latencies latencies = new Latencies();
     private final RunInfo run = RunInfo.current(Clock.systemUTC());
+    private final StopRequest stop;
 
-    private BankRun(Settings settings, Progress progress) {
+    private BankRun(Settings settings, Progress progress, StopRequest stop) {
         this.settings = settings;
         this.progress = progress;
+        this.stop = stop;
         this.bank = new BankWiring(
                 settings.strategy(),
                 settings.workload().eventSide,
@@ -102,8 +107,13 @@ public final class BankRun {
                 settings.stores());
     }
 
-    public static Report run(Settings settings, Progress progress) {
-        return new BankRun(settings, progress).run();
+    /**
+     * Runs the bank and returns its report.
+     *
+     * @param stop a request (Ctrl-C) ends the load early; the run then stops gracefully and reports as usual
+     */
+    public static Report run(Settings settings, Progress progress, StopRequest stop) {
+        return new BankRun(settings, progress, stop).run();
     }
 
     private Report run() {
@@ -138,6 +148,7 @@ public final class BankRun {
     private BankClients sendLoad(List<String> accounts) {
         progress.phase(String.format(Locale.ROOT, "%d clients sending %s", settings.clients(), settings.amount()));
         BankClients clients = BankClients.start(settings, accounts, bank.gateway, ledger, latencies);
+        stop.stopsWithin(settings.shutdownTimeout().multipliedBy(2).plus(STOP_MARGIN));
         awaitLoad(clients);
         return clients;
     }
@@ -271,6 +282,10 @@ public final class BankRun {
                 .forEach((error, count) ->
                         notes.add(String.format(Locale.ROOT, "%,d command(s) answered with %s", count, error)));
         notes.addAll(audit.notes());
+        String stopReason = stop.reason();
+        if (stopReason != null) {
+            notes.add("the load was cut short by " + stopReason + "; the runtime then stopped gracefully");
+        }
         return notes;
     }
 
@@ -319,10 +334,14 @@ public final class BankRun {
                 .then();
     }
 
-    /** Until the clients are done, the duration is over, or nothing was answered for a long time. */
+    /** Until the clients are done, the duration is over, a stop is requested or nothing was answered for long. */
     private void awaitLoad(BankClients clients) {
         while (!clients.awaitDone(nextWait(clients))) {
             if (loadOver(clients)) {
+                return;
+            }
+            if (stop.isRequested()) {
+                progress.phase("stop requested by " + stop.reason() + "; stopping gracefully");
                 return;
             }
             if (System.nanoTime() - ledger.lastAnswerAt() > STALL_NANOS) {

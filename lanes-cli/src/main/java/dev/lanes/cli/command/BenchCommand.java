@@ -8,6 +8,7 @@ import dev.lanes.cli.engine.Scenario;
 import dev.lanes.cli.report.Report;
 import dev.lanes.cli.report.ReportOutput;
 import dev.lanes.cli.run.Progress;
+import dev.lanes.cli.run.StopRequest;
 import dev.lanes.dispatch.LaneSettings;
 import dev.lanes.dispatch.LaneStrategy;
 import dev.lanes.dispatch.MessageParallelism;
@@ -49,6 +50,8 @@ final class BenchCommand implements Callable<Integer> {
     @Spec
     @SuppressWarnings("NullAway.Init") // injected by picocli before call()
     CommandSpec spec;
+
+    private final StopRequest stop;
 
     @Option(
             names = "--scenario",
@@ -149,6 +152,10 @@ final class BenchCommand implements Callable<Integer> {
     @Mixin
     StoreOptions store = new StoreOptions();
 
+    BenchCommand(StopRequest stop) {
+        this.stop = stop;
+    }
+
     @Override
     public Integer call() {
         report.validate(spec);
@@ -183,7 +190,7 @@ final class BenchCommand implements Callable<Integer> {
                 report.seed,
                 stores,
                 EventFlow.DEFAULT);
-        return BankRun.run(settings, progress);
+        return BankRun.run(settings, progress, stop);
     }
 
     private Report engine(Progress progress) {
@@ -212,7 +219,7 @@ final class BenchCommand implements Callable<Integer> {
                         scenario == Scenario.STUCK_LANE ? STUCK_LANE_SHUTDOWN_TIMEOUT : DEFAULT_SHUTDOWN_TIMEOUT),
                 report.sampleInterval,
                 report.seed);
-        return EngineRun.run(settings, progress);
+        return EngineRun.run(settings, progress, stop);
     }
 
     private int defaultMessages() {

@@ -6,6 +6,7 @@ import dev.lanes.cli.bank.Stores;
 import dev.lanes.cli.report.Report;
 import dev.lanes.cli.report.ReportOutput;
 import dev.lanes.cli.run.Progress;
+import dev.lanes.cli.run.StopRequest;
 import dev.lanes.dispatch.LaneStrategy;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -36,6 +37,8 @@ final class DemoCommand implements Callable<Integer> {
     @Spec
     @SuppressWarnings("NullAway.Init") // injected by picocli before call()
     CommandSpec spec;
+
+    private final StopRequest stop;
 
     @Option(
             names = "--accounts",
@@ -84,6 +87,10 @@ final class DemoCommand implements Callable<Integer> {
     @Mixin
     StoreOptions store = new StoreOptions();
 
+    DemoCommand(StopRequest stop) {
+        this.stop = stop;
+    }
+
     /** How much load: a duration or a number of commands, not both. */
     static final class Amount {
         @Option(
@@ -121,7 +128,8 @@ final class DemoCommand implements Callable<Integer> {
         try (Stores stores = store.open()) {
             result = BankRun.run(
                     settings(duration, commands, stores),
-                    Progress.of(spec.commandLine().getOut(), report.quiet));
+                    Progress.of(spec.commandLine().getOut(), report.quiet),
+                    stop);
         }
         boolean passed = ReportOutput.emit(
                 result,

@@ -1,5 +1,6 @@
 package dev.lanes.cli.command;
 
+import dev.lanes.cli.run.StopRequest;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -17,16 +18,38 @@ public final class LanesCommand {
     /**
      * The configured command line: one-line errors with a hint, the exit codes of {@link ExitCode} in every {@code
      * --help}; output can be redirected with {@link CommandLine#setOut}.
+     *
+     * @param stop asks a running {@code demo} or {@code bench} to stop gracefully (the signal hook's)
      */
-    public static CommandLine commandLine() {
+    public static CommandLine commandLine(StopRequest stop) {
         ShortErrors errors = new ShortErrors();
-        CommandLine commandLine = new CommandLine(new LanesCommand())
+        CommandLine commandLine = new CommandLine(new LanesCommand(), new Factory(stop))
                 .setCaseInsensitiveEnumValuesAllowed(true)
                 .setParameterExceptionHandler(errors)
                 .setExecutionExceptionHandler(errors);
         listExitCodes(commandLine);
         commandLine.getSubcommands().values().forEach(LanesCommand::listExitCodes);
         return commandLine;
+    }
+
+    /** Creates the run commands with the stop request; everything else as picocli does. */
+    private static final class Factory implements CommandLine.IFactory {
+        private final StopRequest stop;
+
+        Factory(StopRequest stop) {
+            this.stop = stop;
+        }
+
+        @Override
+        public <K> K create(Class<K> type) throws Exception {
+            if (type == DemoCommand.class) {
+                return type.cast(new DemoCommand(stop));
+            }
+            if (type == BenchCommand.class) {
+                return type.cast(new BenchCommand(stop));
+            }
+            return CommandLine.defaultFactory().create(type);
+        }
     }
 
     private static void listExitCodes(CommandLine command) {

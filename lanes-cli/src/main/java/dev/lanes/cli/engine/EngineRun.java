@@ -8,6 +8,7 @@ import dev.lanes.cli.run.Progress;
 import dev.lanes.cli.run.RecordingMetrics;
 import dev.lanes.cli.run.Sampler;
 import dev.lanes.cli.run.Shutdowns;
+import dev.lanes.cli.run.StopRequest;
 import dev.lanes.dispatch.AggregateDispatcher;
 import dev.lanes.dispatch.DispatcherStats;
 import dev.lanes.dispatch.LaneSettings;
@@ -41,6 +42,9 @@ public final class EngineRun {
     private static final long STALL_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
+    /** Beyond the shutdown deadline: the report. */
+    private static final Duration STOP_MARGIN = Duration.ofMinutes(1);
+
     private static final Duration QUIET_PERIOD = Duration.ofMillis(50);
     private static final String THREAD_PREFIX = "bench";
 
@@ -65,12 +69,22 @@ public final class EngineRun {
     /**
      * How the load went.
      *
-     * @param stalled whether nothing was settled for {@link #STALL_NANOS} before every message outside the stuck lane
+     * @param ending whether every message outside the stuck lane was settled, the load stalled, or a stop came first
      * @param nanos from the start of the load until it was settled (or stalled)
      * @param handledBeforeStop handled by the dispatchers before the stop began
      * @param schedulerThreads the supplier's worker threads at the end of the load
      */
-    private record Loaded(boolean stalled, long nanos, long handledBeforeStop, int schedulerThreads) {}
+    private record Loaded(Ending ending, long nanos, long handledBeforeStop, int schedulerThreads) {}
+
+    /** How the wait for the load ended. */
+    private enum Ending {
+        /** Every message outside the stuck lane was settled. */
+        SETTLED,
+        /** Nothing was settled for {@link #STALL_NANOS}. */
+        STALLED,
+        /** A stop was requested (Ctrl-C). */
+        STOPPED
+    }
 
     private final Settings settings;
     private final Progress progress;
@@ -86,9 +100,12 @@ public final class EngineRun {
     /** Opens the pulled sources: the load starts when the sampler runs, not when the runtime started. */
     private final Sinks.Empty<Void> go = Sinks.empty();
 
-    private EngineRun(Settings settings, Progress progress) {
+    private final StopRequest stop;
+
+    private EngineRun(Settings settings, Progress progress, StopRequest stop) {
         this.settings = settings;
         this.progress = progress;
+        this.stop = stop;
         this.traffic = Traffic.generate(settings);
         boolean hotKey = settings.scenario() == Scenario.HOT_KEY;
         Latencies.Stage others = latencies.stage(hotKey ? "other ids" : "created to acknowledged");
@@ -100,8 +117,13 @@ public final class EngineRun {
         this.findings = new EngineFindings(settings, traffic, probe, burner);
     }
 
-    public static Report run(Settings settings, Progress progress) {
-        return new EngineRun(settings, progress).run();
+    /**
+     * Runs the scenario and returns its report.
+     *
+     * @param stop a request (Ctrl-C) ends the load early; the run then stops gracefully and reports as usual
+     */
+    public static Report run(Settings settings, Progress progress, StopRequest stop) {
+        return new EngineRun(settings, progress, stop).run();
     }
 
     private Report run() {
@@ -165,10 +187,11 @@ public final class EngineRun {
         long loadStart = System.nanoTime();
         probe.recordFrom(loadStart + settings.warmup().toNanos());
         openSources();
-        boolean stalled = !awaitOthers(loadStart + settings.warmup().toNanos());
-        long nanos = (stalled ? System.nanoTime() : probe.othersDoneAt()) - loadStart;
+        stop.stopsWithin(settings.shutdownTimeout().plus(STOP_MARGIN));
+        Ending ending = awaitOthers(loadStart + settings.warmup().toNanos());
+        long nanos = (ending == Ending.SETTLED ? probe.othersDoneAt() : System.nanoTime()) - loadStart;
         long handled = dispatchers.stream().mapToLong(d -> d.stats().handled()).sum();
-        Loaded loaded = new Loaded(stalled, Math.max(1, nanos), handled, schedulerThreads());
+        Loaded loaded = new Loaded(ending, Math.max(1, nanos), handled, schedulerThreads());
         if (paced != null) {
             paced.stop();
         }
@@ -249,8 +272,11 @@ public final class EngineRun {
         if (!settings.warmup().isZero()) {
             notes.add(findings.warmupNote(latency.all().count() == 0));
         }
-        if (loaded.stalled()) {
+        if (loaded.ending() == Ending.STALLED) {
             notes.add(findings.stallNote(TimeUnit.NANOSECONDS.toSeconds(STALL_NANOS)));
+        }
+        if (loaded.ending() == Ending.STOPPED) {
+            notes.add("the load was cut short by " + stop.reason() + "; the runtime then stopped gracefully");
         }
         if (probe.handedBackDuringRun() > 0) {
             notes.add(findings.handedBackNote());
@@ -281,10 +307,10 @@ public final class EngineRun {
     }
 
     /**
-     * True when every message outside the stuck lane was settled; false when the run stalled. The dispatchers' queue
-     * wait and handler timings recorded during the warm-up are dropped when it ends.
+     * Until every message outside the stuck lane was settled, the run stalled or a stop was requested. The dispatchers'
+     * queue wait and handler timings recorded during the warm-up are dropped when it ends.
      */
-    private boolean awaitOthers(long warmupEnd) {
+    private Ending awaitOthers(long warmupEnd) {
         StallWatch stall = new StallWatch();
         boolean warm = settings.warmup().isZero();
         while (!probe.awaitOthers(TimeUnit.MILLISECONDS.toNanos(100))) {
@@ -292,11 +318,15 @@ public final class EngineRun {
                 metrics.resetTimings();
                 warm = true;
             }
+            if (stop.isRequested()) {
+                progress.phase("stop requested by " + stop.reason() + "; stopping gracefully");
+                return Ending.STOPPED;
+            }
             if (stall.stalled(probe.settled())) {
-                return false;
+                return Ending.STALLED;
             }
         }
-        return true;
+        return Ending.SETTLED;
     }
 
     private static int schedulerThreads() {
