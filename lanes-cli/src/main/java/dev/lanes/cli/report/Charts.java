@@ -1,6 +1,7 @@
 package dev.lanes.cli.report;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.ToIntBiFunction;
@@ -16,6 +17,17 @@ final class Charts {
     /** Above the plot: the chart's title. */
     private static final int TOP = 34;
 
+    private static final int PLOT_WIDTH = WIDTH - LEFT - RIGHT;
+    private static final int HISTOGRAM_HEIGHT = 280;
+    private static final int HISTOGRAM_PLOT = HISTOGRAM_HEIGHT - TOP - 40;
+    private static final int THROUGHPUT_HEIGHT = 260;
+    private static final int THROUGHPUT_PLOT = THROUGHPUT_HEIGHT - TOP - 40;
+    /** Heat maps: the series' names on the left, then the cells. */
+    private static final int LABEL_WIDTH = 260;
+
+    private static final int HEAT_WIDTH = WIDTH - LABEL_WIDTH - RIGHT;
+    private static final int ROW_HEIGHT = 18;
+    private static final String BLUE = "#4e79a7";
     private static final int BUCKETS_PER_DECADE = 10;
     private static final int MAX_COLUMNS = 240;
 
@@ -29,62 +41,55 @@ final class Charts {
         if (nanos.totalCount() == 0) {
             return "<p>No latency was recorded.</p>";
         }
-        double minMicros = Math.max(0.1, nanos.minNonZeroNanos() / 1000.0);
-        double maxMicros = Math.max(minMicros * 1.01, nanos.maxNanos() / 1000.0);
-        int first = (int) Math.floor(BUCKETS_PER_DECADE * Math.log10(minMicros));
-        int last = (int) Math.ceil(BUCKETS_PER_DECADE * Math.log10(maxMicros));
-        long[] counts = new long[Math.max(1, last - first)];
-        for (Report.Distribution.Value value : nanos.values()) {
-            double micros = Math.max(minMicros, value.nanos() / 1000.0);
-            int bucket = (int) Math.floor(BUCKETS_PER_DECADE * Math.log10(micros)) - first;
-            counts[Math.min(counts.length - 1, Math.max(0, bucket))] += value.count();
-        }
-        long top = 1;
-        for (long count : counts) {
-            top = Math.max(top, count);
-        }
-        int height = 280;
-        int bottom = 40;
-        int plotWidth = WIDTH - LEFT - RIGHT;
-        int plotHeight = height - TOP - bottom;
-        double barWidth = (double) plotWidth / counts.length;
-        Svg svg = new Svg(WIDTH, height, "Latency histogram");
+        Buckets buckets = Buckets.of(nanos);
+        Svg svg = new Svg(WIDTH, HISTOGRAM_HEIGHT, "Latency histogram");
         svg.title("Latency histogram: messages per latency bucket, all stages (10 buckets per decade)");
-        double axisTop = yAxis(svg, (double) top, plotHeight, "messages");
-        for (int i = 0; i < counts.length; i++) {
-            double h = counts[i] / axisTop * plotHeight;
-            double lo = Math.pow(10, (first + i) / (double) BUCKETS_PER_DECADE);
-            double hi = Math.pow(10, (first + i + 1) / (double) BUCKETS_PER_DECADE);
-            svg.rect(
-                    LEFT + i * barWidth + 0.5,
-                    TOP + plotHeight - h,
-                    Math.max(1, barWidth - 1),
-                    h,
-                    "#4e79a7",
-                    String.format(
-                            Locale.ROOT, "%s - %s us: %,d", TextReport.micros(lo), TextReport.micros(hi), counts[i]));
-        }
-        for (int k = (int) Math.ceil(first / (double) BUCKETS_PER_DECADE); k * BUCKETS_PER_DECADE <= last; k++) {
-            double x = LEFT + (k * BUCKETS_PER_DECADE - first) * barWidth;
-            svg.line(x, TOP + plotHeight, x, TOP + plotHeight + 5, "#888", false);
-            svg.text(x, TOP + plotHeight + 18, "middle", decade(k));
-        }
-        svg.text(LEFT + plotWidth / 2.0, height - 4, "middle", "end-to-end latency (log scale)");
-        for (Marker marker : markers) {
-            if (marker.micros() <= 0) {
-                continue;
-            }
-            double x = LEFT + (BUCKETS_PER_DECADE * Math.log10(marker.micros()) - first) * barWidth;
-            x = Math.max(LEFT, Math.min(LEFT + plotWidth, x));
-            svg.line(x, TOP, x, TOP + plotHeight, "#e15759", true);
-            boolean nearRight = x > LEFT + plotWidth * 0.8;
-            svg.text(
-                    nearRight ? x - 3 : x + 3,
-                    TOP + 10 + 13 * markers.indexOf(marker),
-                    nearRight ? "end" : "start",
-                    marker.label() + " " + TextReport.micros(marker.micros()) + " us");
-        }
+        double axisTop = yAxis(svg, buckets.top(), HISTOGRAM_PLOT, "messages");
+        bars(svg, buckets, axisTop);
+        decadeAxis(svg, buckets);
+        markers.forEach(marker -> marker(svg, buckets, marker, markers.indexOf(marker)));
         return svg.toString();
+    }
+
+    private static void bars(Svg svg, Buckets buckets, double axisTop) {
+        double barWidth = buckets.width();
+        for (int i = 0; i < buckets.counts.length; i++) {
+            double h = buckets.counts[i] / axisTop * HISTOGRAM_PLOT;
+            String tooltip = String.format(
+                    Locale.ROOT,
+                    "%s - %s us: %,d",
+                    TextReport.micros(buckets.lowMicros(i)),
+                    TextReport.micros(buckets.lowMicros(i + 1)),
+                    buckets.counts[i]);
+            svg.rect(LEFT + i * barWidth + 0.5, TOP + HISTOGRAM_PLOT - h, Math.max(1, barWidth - 1), h, BLUE, tooltip);
+        }
+    }
+
+    private static void decadeAxis(Svg svg, Buckets buckets) {
+        double axisY = TOP + HISTOGRAM_PLOT;
+        for (int k = (int) Math.ceil(buckets.first / (double) BUCKETS_PER_DECADE);
+                k * BUCKETS_PER_DECADE <= buckets.last;
+                k++) {
+            double x = buckets.x(k * BUCKETS_PER_DECADE);
+            svg.line(x, axisY, x, axisY + 5, "#888", false);
+            svg.text(x, axisY + 18, "middle", decade(k));
+        }
+        svg.text(LEFT + PLOT_WIDTH / 2.0, HISTOGRAM_HEIGHT - 4, "middle", "end-to-end latency (log scale)");
+    }
+
+    private static void marker(Svg svg, Buckets buckets, Marker marker, int index) {
+        if (marker.micros() <= 0) {
+            return;
+        }
+        double x = buckets.x(BUCKETS_PER_DECADE * Math.log10(marker.micros()));
+        x = Math.max(LEFT, Math.min(LEFT + PLOT_WIDTH, x));
+        svg.line(x, TOP, x, TOP + HISTOGRAM_PLOT, "#e15759", true);
+        boolean nearRight = x > LEFT + PLOT_WIDTH * 0.8;
+        svg.text(
+                nearRight ? x - 3 : x + 3,
+                TOP + 10 + 13 * index,
+                nearRight ? "end" : "start",
+                marker.label() + " " + TextReport.micros(marker.micros()) + " us");
     }
 
     /** The settled count's rate between consecutive samples, as steps over time. */
@@ -93,36 +98,47 @@ final class Charts {
         if (samples.size() < 2) {
             return "<p>The run was too short to sample its throughput.</p>";
         }
-        double top = 1;
+        double[] rates = rates(samples);
+        double seconds = lastSeconds(samples);
+        Svg svg = new Svg(WIDTH, THROUGHPUT_HEIGHT, "Throughput over time");
+        svg.title("Throughput over time: " + unit + " settled per second between samples");
+        double top = Math.max(1, Arrays.stream(rates).max().orElse(1));
+        double niceTop = yAxis(svg, top, THROUGHPUT_PLOT, unit + "/s");
+        timeAxis(svg, seconds, PLOT_WIDTH, TOP + THROUGHPUT_PLOT);
+        svg.polygon(steps(samples, rates, seconds, niceTop), BLUE);
+        return svg.toString();
+    }
+
+    /** Per sample, the rate since the one before (the first is 0). */
+    private static double[] rates(List<Timeline.Sample> samples) {
         double[] rates = new double[samples.size()];
         for (int i = 1; i < samples.size(); i++) {
             Timeline.Sample before = samples.get(i - 1);
             Timeline.Sample now = samples.get(i);
             long millis = Math.max(1, now.atMillis() - before.atMillis());
             rates[i] = (now.settled() - before.settled()) * 1000.0 / millis;
-            top = Math.max(top, rates[i]);
         }
-        double seconds = Math.max(0.001, samples.get(samples.size() - 1).atMillis() / 1000.0);
-        int height = 260;
-        int bottom = 40;
-        int plotWidth = WIDTH - LEFT - RIGHT;
-        int plotHeight = height - TOP - bottom;
-        Svg svg = new Svg(WIDTH, height, "Throughput over time");
-        svg.title("Throughput over time: " + unit + " settled per second between samples");
-        double niceTop = yAxis(svg, top, plotHeight, unit + "/s");
-        timeAxis(svg, seconds, plotWidth, TOP + plotHeight);
-        double baseline = TOP + plotHeight;
-        StringBuilder points = new StringBuilder();
-        points.append(point(LEFT + samples.get(0).atMillis() / 1000.0 / seconds * plotWidth, baseline));
+        return rates;
+    }
+
+    /** The polygon's points: from the baseline, a flat step per sample interval, back to the baseline. */
+    private static String steps(List<Timeline.Sample> samples, double[] rates, double seconds, double niceTop) {
+        double baseline = TOP + THROUGHPUT_PLOT;
+        StringBuilder points = new StringBuilder(point(timeX(samples.get(0), seconds), baseline));
         for (int i = 1; i < samples.size(); i++) {
-            double from = LEFT + samples.get(i - 1).atMillis() / 1000.0 / seconds * plotWidth;
-            double to = LEFT + samples.get(i).atMillis() / 1000.0 / seconds * plotWidth;
-            double y = baseline - rates[i] / niceTop * plotHeight;
-            points.append(point(from, y)).append(point(to, y));
+            double y = baseline - rates[i] / niceTop * THROUGHPUT_PLOT;
+            points.append(point(timeX(samples.get(i - 1), seconds), y))
+                    .append(point(timeX(samples.get(i), seconds), y));
         }
-        points.append(point(LEFT + plotWidth, baseline));
-        svg.polygon(points.toString().trim(), "#4e79a7");
-        return svg.toString();
+        return points.append(point(LEFT + PLOT_WIDTH, baseline)).toString().trim();
+    }
+
+    private static double timeX(Timeline.Sample sample, double seconds) {
+        return LEFT + sample.atMillis() / 1000.0 / seconds * PLOT_WIDTH;
+    }
+
+    private static double lastSeconds(List<Timeline.Sample> samples) {
+        return Math.max(0.001, samples.get(samples.size() - 1).atMillis() / 1000.0);
     }
 
     private static String point(double x, double y) {
@@ -134,64 +150,123 @@ final class Charts {
      * scale); a tooltip on each cell.
      */
     static String heatMap(Timeline timeline, String what, ToIntBiFunction<Timeline.Sample, Integer> value) {
-        List<Timeline.Sample> samples = timeline.samples();
         List<String> series = timeline.series();
-        if (samples.isEmpty() || series.isEmpty()) {
+        if (timeline.samples().isEmpty() || series.isEmpty()) {
             return "<p>No lane depth was sampled.</p>";
         }
-        int columns = Math.min(MAX_COLUMNS, samples.size());
-        int rows = series.size();
-        int[][] cells = new int[rows][columns];
-        long[] startMillis = new long[columns];
-        int max = 0;
-        for (int c = 0; c < columns; c++) {
-            int from = c * samples.size() / columns;
-            int to = Math.max(from + 1, (c + 1) * samples.size() / columns);
-            startMillis[c] = samples.get(from).atMillis();
-            for (int r = 0; r < rows; r++) {
-                for (int s = from; s < to; s++) {
-                    cells[r][c] = Math.max(cells[r][c], value.applyAsInt(samples.get(s), r));
-                }
-                max = Math.max(max, cells[r][c]);
-            }
-        }
-        int labelWidth = 260;
-        int rowHeight = 18;
-        int plotWidth = WIDTH - labelWidth - RIGHT;
-        int height = TOP + rows * rowHeight + 76;
-        double cellWidth = (double) plotWidth / columns;
-        double seconds = Math.max(0.001, samples.get(samples.size() - 1).atMillis() / 1000.0);
-        Svg svg = new Svg(WIDTH, height, what + " heat map");
+        Grid grid = Grid.of(timeline, value);
+        double axisY = TOP + series.size() * ROW_HEIGHT;
+        Svg svg = new Svg(WIDTH, (int) axisY + 76, what + " heat map");
         svg.title(capitalized(what) + " heat map: per dispatcher and aggregate type, over time (log colour scale)");
-        svg.verticalText(14, TOP + rows * rowHeight / 2.0, "dispatcher and aggregate type");
-        for (int r = 0; r < rows; r++) {
-            double y = TOP + r * rowHeight;
-            svg.text(labelWidth - 6, y + rowHeight - 5, "end", shorten(series.get(r), 36));
-            for (int c = 0; c < columns; c++) {
-                svg.rect(
-                        labelWidth + c * cellWidth,
-                        y,
-                        cellWidth + 0.3,
-                        rowHeight - 1,
-                        colour(cells[r][c], max),
-                        String.format(
-                                Locale.ROOT,
-                                "%s at %.1f s: %s %,d",
-                                series.get(r),
-                                startMillis[c] / 1000.0,
-                                what,
-                                cells[r][c]));
-            }
+        svg.verticalText(14, TOP + series.size() * ROW_HEIGHT / 2.0, "dispatcher and aggregate type");
+        for (int r = 0; r < series.size(); r++) {
+            heatRow(svg, grid, r, series.get(r), what);
         }
-        double axisY = TOP + rows * rowHeight;
+        heatTimeAxis(svg, lastSeconds(timeline.samples()), axisY);
+        legend(svg, LABEL_WIDTH, axisY + 46, grid.max, what);
+        return svg.toString();
+    }
+
+    private static void heatRow(Svg svg, Grid grid, int row, String series, String what) {
+        double y = TOP + row * ROW_HEIGHT;
+        double cellWidth = (double) HEAT_WIDTH / grid.columns();
+        svg.text(LABEL_WIDTH - 6, y + ROW_HEIGHT - 5, "end", shorten(series, 36));
+        for (int c = 0; c < grid.columns(); c++) {
+            int cell = grid.cells[row][c];
+            String tooltip = String.format(
+                    Locale.ROOT, "%s at %.1f s: %s %,d", series, grid.startMillis[c] / 1000.0, what, cell);
+            svg.rect(LABEL_WIDTH + c * cellWidth, y, cellWidth + 0.3, ROW_HEIGHT - 1, colour(cell, grid.max), tooltip);
+        }
+    }
+
+    private static void heatTimeAxis(Svg svg, double seconds, double axisY) {
         for (double t : ticks(seconds)) {
-            double x = labelWidth + t / seconds * plotWidth;
+            double x = LABEL_WIDTH + t / seconds * HEAT_WIDTH;
             svg.line(x, axisY, x, axisY + 5, "#888", false);
             svg.text(x, axisY + 18, "middle", seconds(t));
         }
-        svg.text(labelWidth + plotWidth / 2.0, axisY + 34, "middle", "time since the load started");
-        legend(svg, labelWidth, axisY + 46, max, what);
-        return svg.toString();
+        svg.text(LABEL_WIDTH + HEAT_WIDTH / 2.0, axisY + 34, "middle", "time since the load started");
+    }
+
+    /** Latency counts in log-spaced buckets, {@code first} to {@code last} in tenths of a decade of microseconds. */
+    private static final class Buckets {
+        final int first;
+        final int last;
+        final long[] counts;
+
+        private Buckets(int first, int last) {
+            this.first = first;
+            this.last = last;
+            this.counts = new long[Math.max(1, last - first)];
+        }
+
+        static Buckets of(Report.Distribution nanos) {
+            double minMicros = Math.max(0.1, nanos.minNonZeroNanos() / 1000.0);
+            double maxMicros = Math.max(minMicros * 1.01, nanos.maxNanos() / 1000.0);
+            Buckets buckets = new Buckets((int) Math.floor(BUCKETS_PER_DECADE * Math.log10(minMicros)), (int)
+                    Math.ceil(BUCKETS_PER_DECADE * Math.log10(maxMicros)));
+            for (Report.Distribution.Value value : nanos.values()) {
+                double micros = Math.max(minMicros, value.nanos() / 1000.0);
+                int bucket = (int) Math.floor(BUCKETS_PER_DECADE * Math.log10(micros)) - buckets.first;
+                buckets.counts[Math.min(buckets.counts.length - 1, Math.max(0, bucket))] += value.count();
+            }
+            return buckets;
+        }
+
+        double top() {
+            return Math.max(1, Arrays.stream(counts).max().orElse(1));
+        }
+
+        double width() {
+            return (double) PLOT_WIDTH / counts.length;
+        }
+
+        /** Where {@code tenths} (tenths of a decade of microseconds) falls on the x axis. */
+        double x(double tenths) {
+            return LEFT + (tenths - first) * width();
+        }
+
+        double lowMicros(int bucket) {
+            return Math.pow(10, (first + bucket) / (double) BUCKETS_PER_DECADE);
+        }
+    }
+
+    /** A heat map's cells: per series and column, the largest value of the samples the column merges. */
+    private static final class Grid {
+        final int[][] cells;
+        final long[] startMillis;
+        int max;
+
+        private Grid(int rows, int columns) {
+            this.cells = new int[rows][columns];
+            this.startMillis = new long[columns];
+        }
+
+        static Grid of(Timeline timeline, ToIntBiFunction<Timeline.Sample, Integer> value) {
+            List<Timeline.Sample> samples = timeline.samples();
+            int columns = Math.min(MAX_COLUMNS, samples.size());
+            Grid grid = new Grid(timeline.series().size(), columns);
+            for (int c = 0; c < columns; c++) {
+                int from = c * samples.size() / columns;
+                int to = Math.max(from + 1, (c + 1) * samples.size() / columns);
+                grid.startMillis[c] = samples.get(from).atMillis();
+                grid.merge(c, samples.subList(from, to), value);
+            }
+            return grid;
+        }
+
+        private void merge(int column, List<Timeline.Sample> samples, ToIntBiFunction<Timeline.Sample, Integer> value) {
+            for (int r = 0; r < cells.length; r++) {
+                for (Timeline.Sample sample : samples) {
+                    cells[r][column] = Math.max(cells[r][column], value.applyAsInt(sample, r));
+                }
+                max = Math.max(max, cells[r][column]);
+            }
+        }
+
+        int columns() {
+            return startMillis.length;
+        }
     }
 
     private static void legend(Svg svg, double x, double y, int max, String what) {

@@ -113,6 +113,16 @@ final class TextReport {
                         .max()
                         .orElse(0));
         line("Aggregates    queue wait (admission to handler) and handler time in us; lanes sampled at peak");
+        aggregateHeader(width);
+        shown().forEach(row -> aggregateRow(width, row));
+        more();
+        line(
+                "Hottest ids   at least this many messages in the last 10-20 s (AggregateDispatcher.stats(), a sampled sketch)");
+        shown().forEach(row -> line("  %-" + width + "s %s", row.label(), hottest(row.hottest())));
+        more();
+    }
+
+    private void aggregateHeader(int width) {
         line(
                 "  %-" + width + "s %10s %7s %6s %8s  %9s %9s  %9s %9s  %6s %7s %6s",
                 "dispatcher aggregate",
@@ -127,29 +137,23 @@ final class TextReport {
                 "lanes",
                 "deepest",
                 "skew");
-        for (Report.AggregateRow row : shown()) {
-            line(
-                    "  %-" + width + "s %,10d %,7d %,6d %,8d  %9s %9s  %9s %9s  %,6d %,7d %6.1f",
-                    row.label(),
-                    row.handled(),
-                    row.retried(),
-                    row.parked(),
-                    row.rejected() + row.cancelled(),
-                    micros(row.queueWait().p50()),
-                    micros(row.queueWait().p99()),
-                    micros(row.handlerTime().p50()),
-                    micros(row.handlerTime().p99()),
-                    row.peakLanes(),
-                    row.peakDeepestLane(),
-                    row.peakSkew());
-        }
-        more();
+    }
+
+    private void aggregateRow(int width, Report.AggregateRow row) {
         line(
-                "Hottest ids   at least this many messages in the last 10-20 s (AggregateDispatcher.stats(), a sampled sketch)");
-        for (Report.AggregateRow row : shown()) {
-            line("  %-" + width + "s %s", row.label(), hottest(row.hottest()));
-        }
-        more();
+                "  %-" + width + "s %,10d %,7d %,6d %,8d  %9s %9s  %9s %9s  %,6d %,7d %6.1f",
+                row.label(),
+                row.handled(),
+                row.retried(),
+                row.parked(),
+                row.rejected() + row.cancelled(),
+                micros(row.queueWait().p50()),
+                micros(row.queueWait().p99()),
+                micros(row.handlerTime().p50()),
+                micros(row.handlerTime().p99()),
+                row.peakLanes(),
+                row.peakDeepestLane(),
+                row.peakSkew());
     }
 
     /** The aggregate rows printed: all of them, or the first few when there are many (many-types). */
