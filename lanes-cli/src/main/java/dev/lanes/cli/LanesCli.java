@@ -1,28 +1,30 @@
 package dev.lanes.cli;
 
+import dev.lanes.cli.command.LanesCommand;
+import dev.lanes.cli.run.StopRequest;
 import picocli.CommandLine;
-import picocli.CommandLine.Command;
 
-/** Entry point of {@code java -jar lanes.jar}. */
-@Command(
-        name = "lanes",
-        mixinStandardHelpOptions = true,
-        version = "lanes 0.1.0-SNAPSHOT",
-        description = "Per-aggregate ordered, concurrent dispatch: the bank demo and load scenarios, with a report.",
-        subcommands = {DemoCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
+/**
+ * Entry point of {@code java -jar lanes.jar}. Exit codes: 0 every invariant passed, 1 an invariant failed, 2 a bad
+ * option, 3 infrastructure unavailable, 70 an unexpected error. Ctrl-C or SIGTERM during a run stops it gracefully and
+ * still prints its report.
+ */
 public final class LanesCli {
 
+    private LanesCli() {}
+
     public static void main(String[] args) {
-        System.exit(run(args));
+        GracefulExit exit = GracefulExit.install();
+        System.exit(exit.execute(exit.commandLine(), args));
     }
 
-    /** Runs the command line and returns its exit code: 0 passed, 1 an invariant failed, 2 bad options. */
+    /** Runs the command line, with no signal hook, and returns its exit code. */
     public static int run(String... args) {
         return commandLine().execute(args);
     }
 
-    /** The configured command line; output can be redirected with {@link CommandLine#setOut}. */
+    /** The configured command line, with no signal hook; output can be redirected with {@link CommandLine#setOut}. */
     public static CommandLine commandLine() {
-        return new CommandLine(new LanesCli()).setCaseInsensitiveEnumValuesAllowed(true);
+        return LanesCommand.commandLine(new StopRequest());
     }
 }

@@ -5,12 +5,12 @@ import java.io.StringWriter;
 import picocli.CommandLine;
 
 /** Runs the command line in process, capturing what it prints. */
-final class Cli {
+public final class Cli {
     private Cli() {}
 
-    record Result(int exitCode, String out, String err) {}
+    public record Result(int exitCode, String out, String err) {}
 
-    static Result run(String... args) {
+    public static Result run(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         CommandLine commandLine = LanesCli.commandLine();

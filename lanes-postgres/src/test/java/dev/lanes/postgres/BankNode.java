@@ -14,8 +14,8 @@ import dev.lanes.dispatch.RetainingParkingLot;
 import dev.lanes.event.DomainEventBuses;
 import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.eventsourcing.SnapshotStore;
+import dev.lanes.examples.bank.Bank;
 import dev.lanes.lifecycle.RuntimeContext;
-import dev.lanes.test.bank.Bank;
 import java.time.Duration;
 
 /**

@@ -111,7 +111,7 @@ class MigrationsTest {
         String database = TestDatabase.createDatabase();
         try (PostgresEventStore store =
                 PostgresEventStore.connect(TestDatabase.jdbcUrl(database), TestDatabase.USER, null)) {
-            assertThatThrownBy(() -> store.hasRequestId(dev.lanes.test.bank.Bank.account("a"), "r")
+            assertThatThrownBy(() -> store.hasRequestId(dev.lanes.examples.bank.Bank.account("a"), "r")
                             .block())
                     .isInstanceOf(PostgresStoreException.class)
                     .hasMessageContaining("127.0.0.1:" + TestDatabase.port() + "/" + database)

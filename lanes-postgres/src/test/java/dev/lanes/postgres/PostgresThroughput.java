@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lanes.api.AggregateId;
 import dev.lanes.command.WaitStage;
+import dev.lanes.examples.bank.AccountCommand.Deposit;
+import dev.lanes.examples.bank.AccountCommand.OpenAccount;
+import dev.lanes.examples.bank.AccountEvent.Deposited;
+import dev.lanes.examples.bank.Bank;
 import dev.lanes.messaging.DomainEvent;
-import dev.lanes.test.bank.AccountCommand.Deposit;
-import dev.lanes.test.bank.AccountCommand.OpenAccount;
-import dev.lanes.test.bank.AccountEvent.Deposited;
-import dev.lanes.test.bank.Bank;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -12,8 +12,8 @@ import dev.lanes.dispatch.RetainingParkingLot;
 import dev.lanes.event.DomainEventBus;
 import dev.lanes.event.DomainEventBuses;
 import dev.lanes.eventsourcing.EventStore;
+import dev.lanes.examples.bank.Bank;
 import dev.lanes.lifecycle.RuntimeContext;
-import dev.lanes.test.bank.Bank;
 import java.time.Duration;
 import java.util.function.UnaryOperator;
 

@@ -7,11 +7,11 @@ import dev.lanes.command.CommandResult;
 import dev.lanes.command.WaitStage;
 import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.eventsourcing.EventStores;
+import dev.lanes.examples.bank.AccountCommand.Deposit;
+import dev.lanes.examples.bank.AccountCommand.OpenAccount;
+import dev.lanes.examples.bank.AccountCommand.Withdraw;
+import dev.lanes.examples.bank.Bank;
 import dev.lanes.messaging.DomainEventStream;
-import dev.lanes.test.bank.AccountCommand.Deposit;
-import dev.lanes.test.bank.AccountCommand.OpenAccount;
-import dev.lanes.test.bank.AccountCommand.Withdraw;
-import dev.lanes.test.bank.Bank;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -82,7 +82,7 @@ class CommandPathTest {
         CommandResult deposit =
                 bank.gateway.send(id, new Deposit(25), WaitStage.PROCESSED).block(TIMEOUT);
         assertThat(deposit.version()).isEqualTo(2);
-        assertThat(deposit.events()).containsExactly(new dev.lanes.test.bank.AccountEvent.Deposited(25, ""));
+        assertThat(deposit.events()).containsExactly(new dev.lanes.examples.bank.AccountEvent.Deposited(25, ""));
 
         CommandResult withdraw =
                 bank.gateway.send(id, new Withdraw(5), WaitStage.PROCESSED).block(TIMEOUT);

@@ -8,7 +8,7 @@ import dev.lanes.command.UnknownAggregateTypeException;
 import dev.lanes.command.WaitStage;
 import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.eventsourcing.EventStores;
-import dev.lanes.test.bank.AccountCommand.Deposit;
+import dev.lanes.examples.bank.AccountCommand.Deposit;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import reactor.test.StepVerifier;

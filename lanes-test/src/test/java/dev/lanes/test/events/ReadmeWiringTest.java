@@ -10,13 +10,13 @@ import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.eventsourcing.EventStores;
 import dev.lanes.eventsourcing.SnapshotStore;
 import dev.lanes.eventsourcing.SnapshotStores;
+import dev.lanes.examples.bank.AccountCommand.Deposit;
+import dev.lanes.examples.bank.AccountCommand.OpenAccount;
+import dev.lanes.examples.bank.BalanceProjection;
+import dev.lanes.examples.bank.Bank;
+import dev.lanes.examples.bank.TransferSaga;
 import dev.lanes.processing.Snapshotter;
 import dev.lanes.runtime.LanesRuntime;
-import dev.lanes.test.bank.AccountCommand.Deposit;
-import dev.lanes.test.bank.AccountCommand.OpenAccount;
-import dev.lanes.test.bank.BalanceProjection;
-import dev.lanes.test.bank.Bank;
-import dev.lanes.test.bank.TransferSaga;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

@@ -1,0 +1,233 @@
+package dev.lanes.cli.bank;
+
+import dev.lanes.cli.run.Latencies;
+import dev.lanes.command.CommandGateway;
+import dev.lanes.command.StageNotReachedException;
+import dev.lanes.command.WaitStage;
+import dev.lanes.examples.bank.AccountCommand.Deposit;
+import dev.lanes.examples.bank.AccountCommand.Withdraw;
+import dev.lanes.examples.bank.Bank;
+import dev.lanes.examples.bank.TransferSaga;
+import dev.lanes.modeling.CommandRejectedException;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * One client of the bank: sends one command at a time through the gateway and waits for its answer before the next
+ * (a closed loop), on the clients' scheduler. Each command carries a unique reference {@code c<client>.<n>} so the
+ * audit can find it in the store.
+ */
+final class BankClient {
+    /** The account every transfer targets that the saga must refund: it is closed. */
+    static final String CLOSED_ACCOUNT = "closed-1";
+    /** The first accounts, which get {@code hotShare} of the commands. */
+    static final int HOT_ACCOUNTS = 3;
+
+    /**
+     * What a client sends. Transfers are the rest after deposits and withdrawals.
+     *
+     * @param sentShare of deposits, sent with wait stage SENT (the rest waits for PROCESSED or PROJECTED)
+     * @param projectedShare of the commands that wait for their outcome, those that wait for PROJECTED
+     * @param hotShare of commands that go to the {@link #HOT_ACCOUNTS} hot accounts
+     * @param closedShare of transfers whose target is the closed account (the saga refunds them)
+     */
+    record Mix(
+            double deposits,
+            double withdrawals,
+            double sentShare,
+            double projectedShare,
+            double hotShare,
+            double closedShare) {
+        static final Mix DEMO = new Mix(0.35, 0.25, 0.25, 0.30, 0.20, 0.02);
+        static final Mix DEPOSITS = new Mix(1.0, 0, 0, 0, 0, 0);
+
+        String describe() {
+            String kinds = deposits >= 1
+                    ? "deposits only"
+                    : String.format(
+                            java.util.Locale.ROOT,
+                            "%.0f%% deposits, %.0f%% withdrawals, %.0f%% transfers (a saga credits the target; %.0f%%"
+                                    + " go to a closed account and are refunded)",
+                            deposits * 100,
+                            withdrawals * 100,
+                            (1 - deposits - withdrawals) * 100,
+                            closedShare * 100);
+            String stages = sentShare == 0 && projectedShare == 0
+                    ? "each waits for PROCESSED"
+                    : String.format(
+                            java.util.Locale.ROOT,
+                            "%.0f%% of deposits wait for SENT, the other commands for PROCESSED or (%.0f%%) PROJECTED",
+                            sentShare * 100,
+                            projectedShare * 100);
+            String hot = hotShare == 0
+                    ? "accounts picked uniformly"
+                    : String.format(
+                            java.util.Locale.ROOT,
+                            "%.0f%% of commands to %d hot accounts",
+                            hotShare * 100,
+                            HOT_ACCOUNTS);
+            return kinds + "; " + stages + "; " + hot;
+        }
+    }
+
+    /** Shared by the clients: how many commands may still be sent, and whether to stop. */
+    static final class Tickets {
+        private final AtomicLong remaining;
+        private volatile boolean stopped;
+
+        Tickets(long commands) {
+            this.remaining = new AtomicLong(commands);
+        }
+
+        boolean take() {
+            return !stopped && remaining.getAndDecrement() > 0;
+        }
+
+        void stop() {
+            stopped = true;
+        }
+    }
+
+    /** Where a client's latencies go, per wait stage. */
+    record Timers(Latencies.Stage sent, Latencies.Stage processed, Latencies.Stage projected) {
+        Latencies.Stage of(WaitStage stage) {
+            return switch (stage) {
+                case SENT -> sent;
+                case PROCESSED -> processed;
+                case PROJECTED -> projected;
+            };
+        }
+    }
+
+    private final int id;
+    private final Mix mix;
+    private final List<String> accounts;
+    private final int hotAccounts;
+    private final SplittableRandom random;
+    private final CommandGateway gateway;
+    private final Ledger ledger;
+    private final Timers timers;
+    private final Tickets tickets;
+    private final Scheduler scheduler;
+    private long sequence;
+
+    BankClient(
+            int id,
+            Mix mix,
+            List<String> accounts,
+            long seed,
+            CommandGateway gateway,
+            Ledger ledger,
+            Timers timers,
+            Tickets tickets,
+            Scheduler scheduler) {
+        this.id = id;
+        this.mix = mix;
+        this.accounts = List.copyOf(accounts);
+        this.hotAccounts = Math.min(HOT_ACCOUNTS, accounts.size());
+        this.random = new SplittableRandom(seed * 1_000_003L + id);
+        this.gateway = gateway;
+        this.ledger = ledger;
+        this.timers = timers;
+        this.tickets = tickets;
+        this.scheduler = scheduler;
+    }
+
+    /** Sends commands until the tickets run out or are stopped; completes when the last one was answered. */
+    Mono<Void> run() {
+        return Flux.defer(() -> tickets.take()
+                        ? Mono.defer(this::sendOne).subscribeOn(scheduler).repeat(tickets::take)
+                        : Flux.<Void>empty())
+                .then();
+    }
+
+    private Mono<Void> sendOne() {
+        sequence++;
+        String reference = "c" + id + "." + sequence;
+        String account = pickAccount();
+        double kind = random.nextDouble();
+        Ledger.Entry entry;
+        Object command;
+        if (kind < mix.deposits()) {
+            long amount = 1L + random.nextInt(100);
+            WaitStage stage = random.nextDouble() < mix.sentShare() ? WaitStage.SENT : outcomeStage();
+            entry = ledger.add(reference, Ledger.Kind.DEPOSIT, account, amount, null, stage);
+            command = new Deposit(amount, reference);
+        } else if (kind < mix.deposits() + mix.withdrawals()) {
+            long amount = 1L + random.nextInt(100);
+            entry = ledger.add(reference, Ledger.Kind.WITHDRAWAL, account, amount, null, outcomeStage());
+            command = new Withdraw(amount, reference);
+        } else {
+            long amount = 1L + random.nextInt(200);
+            String target = random.nextDouble() < mix.closedShare() ? CLOSED_ACCOUNT : pickOther(account);
+            entry = ledger.add(reference, Ledger.Kind.TRANSFER, account, amount, target, outcomeStage());
+            command = new Withdraw(amount, TransferSaga.debitReference(reference, target));
+        }
+        return send(entry, command);
+    }
+
+    private Mono<Void> send(Ledger.Entry entry, Object command) {
+        Latencies.Stage timer = timers.of(entry.stage);
+        long start = System.nanoTime();
+        return gateway.send(Bank.account(entry.account), command, entry.stage)
+                .doOnNext(result -> {
+                    timer.record(System.nanoTime() - start);
+                    ledger.answer(entry, Ledger.Answer.OK, null);
+                })
+                .then()
+                .onErrorResume(error -> {
+                    boolean refused = error instanceof CommandRejectedException;
+                    if (refused) {
+                        timer.record(System.nanoTime() - start);
+                    }
+                    ledger.answer(entry, answer(error, refused), error);
+                    return Mono.empty();
+                });
+    }
+
+    /** A wait cut short still says whether the command is stored; anything else stored nothing. */
+    private static Ledger.Answer answer(Throwable error, boolean refused) {
+        if (refused) {
+            return Ledger.Answer.REFUSED;
+        }
+        if (error instanceof StageNotReachedException notReached) {
+            return switch (notReached.storage()) {
+                case STORED -> Ledger.Answer.STORED;
+                case UNKNOWN -> Ledger.Answer.UNKNOWN;
+                case NOT_STORED -> Ledger.Answer.REJECTED;
+            };
+        }
+        return Ledger.Answer.REJECTED;
+    }
+
+    private WaitStage outcomeStage() {
+        return random.nextDouble() < mix.projectedShare() ? WaitStage.PROJECTED : WaitStage.PROCESSED;
+    }
+
+    private String pickAccount() {
+        if (random.nextDouble() < mix.hotShare()) {
+            return accounts.get(random.nextInt(hotAccounts));
+        }
+        return accounts.get(random.nextInt(accounts.size()));
+    }
+
+    private String pickOther(String source) {
+        if (accounts.size() == 1) {
+            return source;
+        }
+        String target;
+        do {
+            target = accounts.get(random.nextInt(accounts.size()));
+        } while (target.equals(source));
+        return target;
+    }
+
+    @Override
+    public String toString() {
+        return "BankClient[" + id + ", sent " + sequence + "]";
+    }
+}

@@ -1,0 +1,367 @@
+package dev.lanes.cli.bank;
+
+import dev.lanes.cli.report.Formats;
+import dev.lanes.cli.report.Report;
+import dev.lanes.cli.report.RunInfo;
+import dev.lanes.cli.report.Timeline;
+import dev.lanes.cli.run.Latencies;
+import dev.lanes.cli.run.Progress;
+import dev.lanes.cli.run.RecordingMetrics;
+import dev.lanes.cli.run.Sampler;
+import dev.lanes.cli.run.Shutdowns;
+import dev.lanes.cli.run.StopRequest;
+import dev.lanes.command.WaitStage;
+import dev.lanes.dispatch.LaneStrategy;
+import dev.lanes.examples.bank.AccountCommand.CloseAccount;
+import dev.lanes.examples.bank.AccountCommand.Deposit;
+import dev.lanes.examples.bank.AccountCommand.OpenAccount;
+import dev.lanes.examples.bank.Bank;
+import dev.lanes.runtime.ShutdownReport;
+import java.lang.management.ManagementFactory;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Runs the bank end to end: start the runtime, open the accounts, let the clients send for a duration or a count,
+ * then stop gracefully ({@code LanesRuntime.shutdown()}) with their last commands and the saga's still in flight, and
+ * audit the store. Used by {@code demo} and by {@code bench --scenario command} (command side only, deposits only).
+ */
+public final class BankRun {
+    static final long OPENING_BALANCE = 10_000;
+    private static final Duration SETUP_TIMEOUT = Duration.ofSeconds(60);
+    /** A run whose clients got no answer at all for this long is stopped and reported. */
+    private static final long STALL_NANOS = TimeUnit.SECONDS.toNanos(30);
+    /** Beyond twice the shutdown deadline (clients, then the runtime): the audit and the report. */
+    private static final Duration STOP_MARGIN = Duration.ofMinutes(2);
+
+    /** What the clients send and what else runs. */
+    public enum Workload {
+        /** The bank end to end: mixed commands, the event side (projection, saga, snapshotter, order audit). */
+        DEMO("demo", BankClient.Mix.DEMO, true),
+        /** The command path only: deposits, no event processors. */
+        DEPOSITS("command", BankClient.Mix.DEPOSITS, false);
+
+        final String scenario;
+        final BankClient.Mix mix;
+        final boolean eventSide;
+
+        Workload(String scenario, BankClient.Mix mix, boolean eventSide) {
+            this.scenario = scenario;
+            this.mix = mix;
+            this.eventSide = eventSide;
+        }
+    }
+
+    /**
+     * @param duration how long the clients send, or null to send {@code commands} in all
+     */
+    public record Settings(
+            Workload workload,
+            LaneStrategy strategy,
+            int accounts,
+            int clients,
+            @Nullable Duration duration,
+            long commands,
+            Duration shutdownTimeout,
+            Duration sampleInterval,
+            long seed,
+            Stores stores,
+            EventFlow eventFlow) {
+
+        String amount() {
+            return duration == null
+                    ? String.format(Locale.ROOT, "%,d commands", commands)
+                    : "for " + Formats.duration(duration);
+        }
+    }
+
+    /** How the load ended: its length, the shutdown report, the sampled timeline. */
+    private record Stopped(long loadNanos, @Nullable ShutdownReport shutdown, Timeline timeline, int peakThreads) {}
+
+    private final Settings settings;
+    private final Progress progress;
+    private final BankWiring bank;
+    private final Ledger ledger = new Ledger();
+    private final Latencies latencies = new Latencies();
+    private final RunInfo run = RunInfo.current(Clock.systemUTC());
+    private final StopRequest stop;
+
+    private BankRun(Settings settings, Progress progress, StopRequest stop) {
+        this.settings = settings;
+        this.progress = progress;
+        this.stop = stop;
+        this.bank = new BankWiring(
+                settings.strategy(),
+                settings.workload().eventSide,
+                settings.eventFlow(),
+                settings.shutdownTimeout(),
+                settings.stores());
+    }
+
+    /**
+     * Runs the bank and returns its report.
+     *
+     * @param stop a request (Ctrl-C) ends the load early; the run then stops gracefully and reports as usual
+     */
+    public static Report run(Settings settings, Progress progress, StopRequest stop) {
+        return new BankRun(settings, progress, stop).run();
+    }
+
+    private Report run() {
+        List<String> accounts = start();
+        Sampler sampler = Sampler.start(
+                settings.sampleInterval(),
+                bank.metrics.bindings(),
+                ledger::answered,
+                latencies.interval(),
+                progress,
+                "cmd");
+        BankClients clients = sendLoad(accounts);
+        Stopped stopped = stop(clients, sampler);
+        progress.phase("stopped; auditing the event store");
+        return report(accounts, stopped);
+    }
+
+    /** Starts the runtime and opens the accounts; the report's queue wait and handler time are of the load. */
+    private List<String> start() {
+        progress.phase(String.format(
+                Locale.ROOT,
+                "starting the runtime (%s lanes) and opening %,d accounts with %,d each",
+                settings.strategy(),
+                settings.accounts(),
+                OPENING_BALANCE));
+        bank.runtime.start().block(SETUP_TIMEOUT);
+        List<String> accounts = openAccounts();
+        bank.metrics.resetTimings();
+        return accounts;
+    }
+
+    private BankClients sendLoad(List<String> accounts) {
+        progress.phase(String.format(Locale.ROOT, "%d clients sending %s", settings.clients(), settings.amount()));
+        BankClients clients = BankClients.start(settings, accounts, bank.gateway, ledger, latencies);
+        stop.stopsWithin(settings.shutdownTimeout().multipliedBy(2).plus(STOP_MARGIN));
+        awaitLoad(clients);
+        return clients;
+    }
+
+    /** The graceful stop begins with the clients' last commands in flight; then waits for it and the clients. */
+    private Stopped stop(BankClients clients, Sampler sampler) {
+        clients.stopSending();
+        sampler.label("stopping");
+        Mono<ShutdownReport> shutdown = bank.runtime.shutdown().cache();
+        shutdown.subscribe();
+        clients.awaitDone(settings.shutdownTimeout().plusSeconds(10));
+        long loadNanos = Math.max(1, ledger.lastAnswerAt() - clients.startedAt());
+        ShutdownReport stopped = Shutdowns.await(shutdown, settings.shutdownTimeout());
+        Timeline timeline = sampler.stop();
+        clients.dispose();
+        return new Stopped(loadNanos, stopped, timeline, sampler.peakThreads());
+    }
+
+    private Report report(List<String> accounts, Stopped stopped) {
+        List<Report.AggregateRow> rows = bank.metrics.bindings().stream()
+                .map(RecordingMetrics.Binding::row)
+                .toList();
+        BankAudit.Findings audit = BankAudit.verify(bank, audited(accounts), OPENING_BALANCE * accounts.size(), ledger);
+        List<Report.Invariant> invariants = new ArrayList<>(audit.invariants());
+        invariants.add(gracefulStop(stopped.shutdown()));
+        return new Report(
+                run,
+                setup(),
+                load(stopped),
+                latency(),
+                counts(rows, audit),
+                rows,
+                new Report.Threads(stopped.peakThreads(), liveThreads()),
+                invariants,
+                stopped.shutdown(),
+                stopped.timeline(),
+                notes(audit));
+    }
+
+    /** The accounts the audit reads: the opened ones, plus the closed one that transfers bounce off. */
+    private List<String> audited(List<String> accounts) {
+        List<String> audited = new ArrayList<>(accounts);
+        if (settings.workload().eventSide) {
+            audited.add(BankClient.CLOSED_ACCOUNT);
+        }
+        return audited;
+    }
+
+    private Report.Setup setup() {
+        return new Report.Setup(
+                settings.workload().scenario,
+                Formats.lower(settings.strategy()),
+                title(),
+                "commands",
+                setupLines(),
+                options());
+    }
+
+    private String title() {
+        return settings.workload().eventSide
+                ? "Lanes demo: the bank end to end on the embedded defaults"
+                : "Lanes bench: the command path (gateway, command bus, command dispatcher, in-memory store)";
+    }
+
+    private List<String> setupLines() {
+        String clients = String.format(
+                Locale.ROOT,
+                "%,d accounts opened with %,d each; %d concurrent clients, one command at a time each, %s",
+                settings.accounts(),
+                OPENING_BALANCE,
+                settings.clients(),
+                settings.amount());
+        String wiring = settings.workload().eventSide
+                ? "; in-memory command bus and event bus; processors: BalanceProjection, TransferSaga, Snapshotter"
+                        + " (every 10 versions), OrderAudit"
+                : "; in-memory command bus; no event processors";
+        return List.of(
+                clients, settings.workload().mix.describe(), settings.stores().description() + wiring);
+    }
+
+    private Map<String, String> options() {
+        Map<String, String> options = new LinkedHashMap<>();
+        options.put("accounts", Integer.toString(settings.accounts()));
+        options.put("clients", Integer.toString(settings.clients()));
+        Duration duration = settings.duration();
+        if (duration == null) {
+            options.put("commands", Long.toString(settings.commands()));
+        } else {
+            options.put("duration", Formats.duration(duration));
+        }
+        options.put("shutdownTimeout", Formats.duration(settings.shutdownTimeout()));
+        if (settings.workload().eventSide) {
+            options.put("eventBusBudget", Integer.toString(settings.eventFlow().busBudget()));
+            options.put("eventLaneBounds", settings.eventFlow().bounds());
+        }
+        options.put("seed", Long.toString(settings.seed()));
+        options.put("strategy", Formats.lower(settings.strategy()));
+        options.put("store", settings.stores().kind());
+        return options;
+    }
+
+    private Report.Load load(Stopped stopped) {
+        long handled = ledger.count(Ledger.Answer.OK) + ledger.count(Ledger.Answer.REFUSED);
+        return new Report.Load(ledger.sent(), handled, stopped.loadNanos());
+    }
+
+    private Report.LatencyReport latency() {
+        List<Report.Latency> stages = latencies.summaries().stream()
+                .filter(stage -> stage.count() > 0)
+                .toList();
+        return new Report.LatencyReport(
+                stages, Report.Latency.of("all", latencies.all()), null, null, Report.Distribution.of(latencies.all()));
+    }
+
+    private Report.Counts counts(List<Report.AggregateRow> rows, BankAudit.Findings audit) {
+        Map<String, Long> outcomes = new LinkedHashMap<>();
+        ledger.counts().forEach((answer, count) -> outcomes.put(Formats.lower(answer), count));
+        return new Report.Counts(
+                outcomes,
+                rows.stream().mapToLong(Report.AggregateRow::retried).sum(),
+                audit.parked(),
+                rows.stream().mapToLong(Report.AggregateRow::rejected).sum(),
+                audit.orderingViolations(),
+                audit.lost(),
+                null);
+    }
+
+    private List<String> notes(BankAudit.Findings audit) {
+        List<String> notes = new ArrayList<>();
+        ledger.errors()
+                .forEach((error, count) ->
+                        notes.add(String.format(Locale.ROOT, "%,d command(s) answered with %s", count, error)));
+        notes.addAll(audit.notes());
+        String stopReason = stop.reason();
+        if (stopReason != null) {
+            notes.add("the load was cut short by " + stopReason + "; the runtime then stopped gracefully");
+        }
+        return notes;
+    }
+
+    private static Report.Invariant gracefulStop(@Nullable ShutdownReport stopped) {
+        if (stopped == null) {
+            return new Report.Invariant("graceful stop", false, "the stop did not end in time");
+        }
+        String detail = String.format(
+                Locale.ROOT,
+                "%s in %,d ms with %,d lease(s) open when admission closed",
+                stopped.graceful() ? "drained" : "forced",
+                stopped.duration().toMillis(),
+                Math.max(0, stopped.openAtClose()));
+        return new Report.Invariant("graceful stop", stopped.graceful(), detail);
+    }
+
+    private static int liveThreads() {
+        return ManagementFactory.getThreadMXBean().getThreadCount();
+    }
+
+    /** The accounts, opened and funded; plus, with the event side, a closed account that transfers bounce off. */
+    private List<String> openAccounts() {
+        List<String> accounts = new ArrayList<>();
+        for (int i = 0; i < settings.accounts(); i++) {
+            accounts.add("acct-" + i);
+        }
+        Flux.fromIterable(accounts).flatMap(this::openAndFund, 256).blockLast(SETUP_TIMEOUT);
+        if (settings.workload().eventSide) {
+            openClosedAccount().block(SETUP_TIMEOUT);
+        }
+        return accounts;
+    }
+
+    private Mono<Void> openAndFund(String id) {
+        return bank.gateway
+                .send(Bank.account(id), new OpenAccount("owner of " + id), WaitStage.PROCESSED)
+                .then(bank.gateway.send(Bank.account(id), new Deposit(OPENING_BALANCE, "opening"), WaitStage.PROCESSED))
+                .then();
+    }
+
+    private Mono<Void> openClosedAccount() {
+        String closed = BankClient.CLOSED_ACCOUNT;
+        return bank.gateway
+                .send(Bank.account(closed), new OpenAccount("gone"), WaitStage.PROCESSED)
+                .then(bank.gateway.send(Bank.account(closed), new CloseAccount(), WaitStage.PROCESSED))
+                .then();
+    }
+
+    /** Until the clients are done, the duration is over, a stop is requested or nothing was answered for long. */
+    private void awaitLoad(BankClients clients) {
+        while (!clients.awaitDone(nextWait(clients))) {
+            if (loadOver(clients)) {
+                return;
+            }
+            if (stop.isRequested()) {
+                progress.phase("stop requested by " + stop.reason() + "; stopping gracefully");
+                return;
+            }
+            if (System.nanoTime() - ledger.lastAnswerAt() > STALL_NANOS) {
+                progress.phase("no command was answered for 30 s; stopping");
+                return;
+            }
+        }
+    }
+
+    private long nextWait(BankClients clients) {
+        Duration duration = settings.duration();
+        long step = TimeUnit.MILLISECONDS.toNanos(100);
+        if (duration == null) {
+            return step;
+        }
+        return Math.max(0, Math.min(step, clients.startedAt() + duration.toNanos() - System.nanoTime()));
+    }
+
+    private boolean loadOver(BankClients clients) {
+        Duration duration = settings.duration();
+        return duration != null && System.nanoTime() - clients.startedAt() >= duration.toNanos();
+    }
+}

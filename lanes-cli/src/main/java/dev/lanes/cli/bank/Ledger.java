@@ -1,0 +1,141 @@
+package dev.lanes.cli.bank;
+
+import dev.lanes.command.StageNotReachedException;
+import dev.lanes.command.WaitStage;
+import dev.lanes.dispatch.ExchangeRejectedException;
+import java.util.Collection;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The clients' side of the books: every command they sent, by its unique reference, and the answer it got. Audited
+ * against the event store after the run.
+ */
+final class Ledger {
+
+    /** What a client asked for. */
+    enum Kind {
+        DEPOSIT,
+        WITHDRAWAL,
+        /** A withdrawal whose reference starts a transfer; the saga credits the target (or refunds the source). */
+        TRANSFER
+    }
+
+    /** The answer. */
+    enum Answer {
+        PENDING,
+        /** Reached its wait stage. */
+        OK,
+        /** A bank rule refused it (insufficient funds...): processed, nothing stored. */
+        REFUSED,
+        /** Not processed, nothing stored: overload, lane full, runtime stopping. */
+        REJECTED,
+        /** Its wait ended before its stage (a stop, a timeout), but its events are stored. */
+        STORED,
+        /** Its wait ended before its stage and whether it is stored was not known: the audit asks the store. */
+        UNKNOWN
+    }
+
+    /** One command; {@code answer} is written once, by the thread that got the answer. */
+    static final class Entry {
+        final String reference;
+        final Kind kind;
+        final String account;
+        final long amount;
+        final @Nullable String target;
+        final WaitStage stage;
+        volatile Answer answer = Answer.PENDING;
+
+        Entry(String reference, Kind kind, String account, long amount, @Nullable String target, WaitStage stage) {
+            this.reference = reference;
+            this.kind = kind;
+            this.account = account;
+            this.amount = amount;
+            this.target = target;
+            this.stage = stage;
+        }
+    }
+
+    private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, LongAdder> errors = new ConcurrentHashMap<>();
+    private final LongAdder sent = new LongAdder();
+    private final LongAdder answered = new LongAdder();
+    private volatile long lastAnswerAt = System.nanoTime();
+
+    Entry add(String reference, Kind kind, String account, long amount, @Nullable String target, WaitStage stage) {
+        Entry entry = new Entry(reference, kind, account, amount, target, stage);
+        if (entries.putIfAbsent(reference, entry) != null) {
+            throw new IllegalStateException("reference used twice: " + reference);
+        }
+        sent.increment();
+        return entry;
+    }
+
+    void answer(Entry entry, Answer answer, @Nullable Throwable error) {
+        entry.answer = answer;
+        if (error != null) {
+            errors.computeIfAbsent(describe(error), key -> new LongAdder()).increment();
+        }
+        lastAnswerAt = System.nanoTime();
+        answered.increment();
+    }
+
+    long sent() {
+        return sent.sum();
+    }
+
+    long answered() {
+        return answered.sum();
+    }
+
+    long lastAnswerAt() {
+        return lastAnswerAt;
+    }
+
+    Collection<Entry> entries() {
+        return entries.values();
+    }
+
+    @Nullable
+    Entry get(String reference) {
+        return entries.get(reference);
+    }
+
+    Map<Answer, Long> counts() {
+        Map<Answer, Long> counts = new EnumMap<>(Answer.class);
+        for (Answer answer : Answer.values()) {
+            counts.put(answer, 0L);
+        }
+        entries.values().forEach(entry -> counts.merge(entry.answer, 1L, Long::sum));
+        return counts;
+    }
+
+    long count(Answer answer) {
+        return entries.values().stream().filter(entry -> entry.answer == answer).count();
+    }
+
+    /** How many commands failed with each kind of error ("BankRuleViolation", "ExchangeRejectedException LANE_FULL"). */
+    Map<String, Long> errors() {
+        Map<String, Long> sorted = new TreeMap<>();
+        errors.forEach((kind, count) -> sorted.put(kind, count.sum()));
+        return sorted;
+    }
+
+    private static String describe(Throwable error) {
+        if (error instanceof StageNotReachedException notReached) {
+            return "StageNotReachedException " + notReached.reason() + " " + notReached.storage();
+        }
+        Throwable cause = error;
+        while (!(cause instanceof ExchangeRejectedException) && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        if (cause instanceof ExchangeRejectedException rejected) {
+            return "ExchangeRejectedException " + rejected.reason();
+        }
+        return error.getClass().getSimpleName();
+    }
+}

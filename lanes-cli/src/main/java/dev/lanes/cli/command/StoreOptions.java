@@ -1,0 +1,112 @@
+package dev.lanes.cli.command;
+
+import dev.lanes.cli.bank.Stores;
+import dev.lanes.eventsourcing.EventStores;
+import dev.lanes.eventsourcing.SnapshotStores;
+import dev.lanes.postgres.PostgresEventStore;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+
+/** Where the bank's events and snapshots live: in memory (default) or in PostgreSQL. */
+final class StoreOptions {
+
+    enum Kind {
+        MEMORY,
+        POSTGRES
+    }
+
+    @Option(names = "--store", defaultValue = "memory", description = "memory or postgres (default: ${DEFAULT-VALUE}).")
+    Kind kind = Kind.MEMORY;
+
+    @Option(
+            names = "--jdbc-url",
+            paramLabel = "URL",
+            description = "With --store postgres: e.g. jdbc:postgresql://127.0.0.1:5432/postgres")
+    @Nullable
+    String jdbcUrl;
+
+    @Option(
+            names = "--db-user",
+            defaultValue = "postgres",
+            description = "With --store postgres (default: ${DEFAULT-VALUE}).")
+    String user = "postgres";
+
+    @Option(names = "--db-password", description = "With --store postgres (default: none).")
+    @Nullable
+    String password;
+
+    void validate(CommandSpec spec) {
+        if (kind == Kind.POSTGRES && jdbcUrl == null) {
+            throw new ParameterException(spec.commandLine(), "--store postgres needs --jdbc-url");
+        }
+        if (kind == Kind.MEMORY && jdbcUrl != null) {
+            throw new ParameterException(
+                    spec.commandLine(), "--jdbc-url '" + withoutQuery(jdbcUrl) + "' needs --store postgres");
+        }
+        if (jdbcUrl != null && PostgresTarget.parse(jdbcUrl, password) == null) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "Invalid value for option '--jdbc-url': '" + withoutQuery(jdbcUrl)
+                            + "' is not a PostgreSQL JDBC URL (expected jdbc:postgresql://host:port/database)");
+        }
+    }
+
+    /**
+     * Opens the stores. For PostgreSQL: a fresh schema {@code lanes_run_<millis>} per run (kept afterwards for
+     * inspection), so runs never see each other's accounts; then connects and migrates.
+     *
+     * @throws InfrastructureUnavailableException when the server cannot be reached or refuses the login, the schema or
+     *     the migration, naming host and port and never a password
+     */
+    Stores open() {
+        String url = jdbcUrl;
+        if (kind == Kind.MEMORY || url == null) {
+            return new Stores(
+                    "memory", EventStores.inMemory(), SnapshotStores.inMemory(), "in-memory event store", () -> {});
+        }
+        PostgresTarget target = Objects.requireNonNull(PostgresTarget.parse(url, password), "checked by validate()");
+        String schema = "lanes_run_" + System.currentTimeMillis();
+        try {
+            return postgres(inFreshSchema(url, schema), schema);
+        } catch (SQLException | RuntimeException e) {
+            throw target.unavailable(e);
+        }
+    }
+
+    private Stores postgres(String url, String schema) {
+        PostgresEventStore events = PostgresEventStore.connect(url, user, password);
+        try {
+            events.migrate();
+        } catch (RuntimeException e) {
+            events.close();
+            throw e;
+        }
+        return new Stores(
+                "postgres",
+                events,
+                events.snapshotStore(),
+                "PostgreSQL event store at " + events.server() + " (schema " + schema + ")",
+                events::close);
+    }
+
+    private String inFreshSchema(String url, String schema) throws SQLException {
+        try (Connection connection = DriverManager.getConnection(url, user, password);
+                Statement statement = connection.createStatement()) {
+            statement.execute("CREATE SCHEMA " + schema);
+        }
+        return url + (url.contains("?") ? "&" : "?") + "currentSchema=" + schema;
+    }
+
+    /** The URL without its parameters, where a password may be. */
+    private static String withoutQuery(String url) {
+        int query = url.indexOf('?');
+        return query < 0 ? url : url.substring(0, query) + "?...";
+    }
+}

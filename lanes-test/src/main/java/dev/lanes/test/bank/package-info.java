@@ -1,5 +1,0 @@
-/** The bank sample domain: accounts that open, take deposits and withdrawals, and close. */
-@NullMarked
-package dev.lanes.test.bank;
-
-import org.jspecify.annotations.NullMarked;
