@@ -22,10 +22,13 @@ final class StressExchange implements MessageExchange<String> {
     static final int REJECTED = 2;
     static final int SETTLED_TWICE = 3;
 
-    private static final AggregateId ORDER_1 = AggregateId.of(NamedAggregate.of("sales", "order"), "order-1");
+    static final NamedAggregate ORDER = NamedAggregate.of("sales", "order");
+    static final AggregateId ORDER_1 = AggregateId.of(ORDER, "order-1");
 
     /** The envelope's number in its lane, 1 to 9: the lane checks write what they polled as digits. */
     final int id;
+
+    private final AggregateId aggregateId;
 
     private final AtomicInteger acknowledgements = new AtomicInteger();
     private final AtomicInteger rejections = new AtomicInteger();
@@ -33,6 +36,7 @@ final class StressExchange implements MessageExchange<String> {
 
     StressExchange(int id) {
         this.id = id;
+        this.aggregateId = ORDER_1;
     }
 
     /** A queued envelope around a fresh exchange numbered {@code id}, as the intake admits it. */
@@ -52,7 +56,7 @@ final class StressExchange implements MessageExchange<String> {
 
     @Override
     public AggregateId aggregateId() {
-        return ORDER_1;
+        return aggregateId;
     }
 
     @Override
