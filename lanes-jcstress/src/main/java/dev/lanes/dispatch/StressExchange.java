@@ -35,8 +35,12 @@ final class StressExchange implements MessageExchange<String> {
     private volatile @Nullable Throwable rejection;
 
     StressExchange(int id) {
+        this(id, ORDER_1);
+    }
+
+    StressExchange(int id, AggregateId aggregateId) {
         this.id = id;
-        this.aggregateId = ORDER_1;
+        this.aggregateId = aggregateId;
     }
 
     /** A queued envelope around a fresh exchange numbered {@code id}, as the intake admits it. */
