@@ -1,5 +1,7 @@
 package dev.lanes.dispatch;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.function.ToIntFunction;
 
 /**
@@ -36,6 +38,21 @@ final class LaneOwner {
     /** More envelopes than any check offers to one lane. */
     private static final int MAX_POLLS = 9;
 
+    /** The lane's private count and owner field, read by arbiters only, after every actor has finished. */
+    private static final VarHandle PENDING;
+
+    private static final VarHandle FINISHED;
+
+    static {
+        try {
+            MethodHandles.Lookup lane = MethodHandles.privateLookupIn(Lane.class, MethodHandles.lookup());
+            PENDING = lane.findVarHandle(Lane.class, "pending", int.class);
+            FINISHED = lane.findVarHandle(Lane.class, "finished", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private LaneOwner() {}
 
     /** Setup of a lane whose owner has polled its first envelope and is handling it. */
@@ -55,6 +72,16 @@ final class LaneOwner {
     /** Drains a lane the caller has just come to own (its offer returned 0), as a worker handed the lane would. */
     static int drainFromStart(Lane<String> lane, ToIntFunction<Lane<String>> complete) {
         return drain(lane, complete, lane.depth() - (lane.current != null ? 1 : 0));
+    }
+
+    /** The lane's count as it is, unclamped ({@link Lane#depth} shows a negative count as 0). */
+    static int pending(Lane<String> lane) {
+        return (int) PENDING.getVolatile(lane);
+    }
+
+    /** Envelopes an owner finished and has not subtracted: 0 whenever no one owns the lane. */
+    static int finished(Lane<String> lane) {
+        return (int) FINISHED.get(lane);
     }
 
     /** The lanes in a registry's table now. */
