@@ -21,7 +21,7 @@ import org.openjdk.jcstress.infra.results.III_Result;
  * Lane#complete} says work remains. Both drain as the dispatcher does ({@link LaneOwner}).
  *
  * <p>r1, r2: the envelopes the owner and the intake polled, in order, as digits (23 = envelope 2 then 3; 0 = none;
- * {@value LaneOwner#POLL_FAILED} = a poll found an envelope counted but not linked, {@value LaneOwner#RAN_AWAY} = the
+ * {@value LaneOwner#POLL_FAILED} = a poll found no envelope where the count promised one, {@value LaneOwner#RAN_AWAY} = the
  * count never came back to 0). r3: envelopes still counted at the end.
  */
 @JCStressTest
@@ -42,7 +42,8 @@ import org.openjdk.jcstress.infra.results.III_Result;
 @Outcome(
         id = "([89], .*|.*, [89], .*)",
         expect = FORBIDDEN,
-        desc = "an envelope was polled after it was counted but before it was linked, or the count ran away")
+        desc = "a poll found no envelope (one counted before it was linked, or an owner's finished count clobbered by"
+                + " the owner before it, which subtracted less), or the count ran away")
 @Outcome(
         id = ".*, .*, [1-9]",
         expect = FORBIDDEN,

@@ -11,7 +11,10 @@ import java.util.function.ToIntFunction;
  * Lane#leaveHome}); it lets go when that returns 0.
  */
 final class LaneOwner {
-    /** What the drains return when polling failed: an envelope was counted before it was linked. */
+    /**
+     * What the drains return when a poll found no envelope where the count promised one: an envelope counted before it
+     * was linked, or an owner's finished count clobbered (it then subtracts less than it finished).
+     */
     static final int POLL_FAILED = 9;
     /** What the drains return when the count never came back to 0: more polled than was ever offered. */
     static final int RAN_AWAY = 8;

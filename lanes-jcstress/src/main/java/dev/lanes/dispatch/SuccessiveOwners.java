@@ -14,7 +14,8 @@ import reactor.core.publisher.Sinks;
  * <p>Results ({@link #arbiter}): r1 the exchanges handled, in order, as digits. r2 their settlements as digits
  * ({@link StressExchange#settlement()}: 1 acknowledged once). r3 the lane's count, unclamped. r4 envelopes finished and
  * not subtracted (an owner field: 0 when no one owns the lane). r5 1 if the lane's current envelope (an owner field) is
- * set at the end. r6 1 if two handlers ran at once. r7 admitted exchanges not freed (the dispatcher's {@code queued}).
+ * set at the end. r6 owner faults: 1 if two handlers ran at once, plus 2 if an owner threw (a poll found no envelope
+ * where the count promised one: the count is wrong). r7 admitted exchanges not freed (the dispatcher's {@code queued}).
  * r8 owners after the first (lane tasks run after it: 0 if the first owner drained all three).
  */
 final class SuccessiveOwners {
@@ -30,6 +31,7 @@ final class SuccessiveOwners {
     private final Lane<String> lane;
     private final Runnable firstOwner;
     private volatile boolean overlapped;
+    private volatile boolean threw;
 
     /**
      * @param firstEndsLater whether the handler of exchange 1 ends later, on the first owner's thread ({@link
@@ -54,9 +56,16 @@ final class SuccessiveOwners {
         firstEnds.tryEmitEmpty();
     }
 
-    /** A worker runs what was handed to the workers meanwhile, each task as the lane's next owner. */
+    /**
+     * A worker runs what was handed to the workers meanwhile, each task as the lane's next owner. An owner whose poll
+     * finds no envelope where the count promised one throws; that is recorded, not rethrown.
+     */
     void runHandedOff() {
-        laterOwners.addAndGet(worker.runAll());
+        try {
+            laterOwners.addAndGet(worker.runAll());
+        } catch (RuntimeException ownerFault) {
+            threw = true;
+        }
     }
 
     /** The producer delivers 2 and 3; an offer that found the lane idle made it the owner, and it drains at once. */
@@ -73,7 +82,7 @@ final class SuccessiveOwners {
         r.r3 = LaneOwner.pending(lane);
         r.r4 = LaneOwner.finished(lane);
         r.r5 = lane.current != null ? 1 : 0;
-        r.r6 = overlapped ? 1 : 0;
+        r.r6 = (overlapped ? 1 : 0) + (threw ? 2 : 0);
         r.r7 = dispatcher.stats().queued();
         r.r8 = laterOwners.get();
     }
