@@ -62,7 +62,8 @@ public class DispatcherForceStopVsAsyncHandler {
                 assembleUntilRejected((StressExchange) handled);
                 return new InFlight(subscribed, cancelled);
             },
-            worker);
+            worker,
+            1);
 
     public DispatcherForceStopVsAsyncHandler() {
         source.deliver(exchange); // admitted: its lane waits for the worker

@@ -15,8 +15,8 @@ import org.openjdk.jcstress.infra.results.II_Result;
  * Two lane owners free a slot each at once, as when the dispatcher runs empty ({@code release(1, true)}): the intake
  * must hand both credits to the source, in {@code request} calls that never overlap.
  *
- * <p>The intake is built directly, with a no-op admit, a budget of 8 and a started subscription whose initial demand
- * (8) is not counted. r1: demand requested by the two releases. r2: 1 if two {@code request} calls overlapped.
+ * <p>The intake is built directly, with a producer side that does nothing, a budget of 8 and a started subscription
+ * whose initial demand (8) is not counted; requests that come due during the first one would continue on the caller. r1: demand requested by the two releases. r2: 1 if two {@code request} calls overlapped.
  */
 @JCStressTest
 @Description("concurrent release(1, true): exactly the released credits are requested, in serialized requests")
@@ -28,6 +28,18 @@ import org.openjdk.jcstress.infra.results.II_Result;
 @State
 public class IntakeConcurrentReleases {
     static final int BUDGET = 8;
+
+    /** A producer side that does nothing: these checks deliver nothing. */
+    private static final Intake.Producer<String> NO_PRODUCER = new Intake.Producer<>() {
+        @Override
+        public void stage(MessageExchange<String> exchange) {}
+
+        @Override
+        public void flush() {}
+
+        @Override
+        public void admit(MessageExchange<String> exchange) {}
+    };
 
     private final ManualSource.Demand demand = new ManualSource.Demand();
     private final Intake<String> intake = IntakeConcurrentReleases.started(demand);
@@ -50,9 +62,14 @@ public class IntakeConcurrentReleases {
 
     /** An intake with a budget of {@value #BUDGET} (batches of 2), subscribed and started: 8 requested. */
     static Intake<String> started(ManualSource.Demand demand) {
-        Intake<String> intake = new Intake<>(exchange -> {}, error -> {}, Runnable::run, BUDGET);
+        Intake<String> intake = idle();
         intake.onSubscribe(demand);
-        intake.start();
+        intake.start(Runnable::run);
         return intake;
+    }
+
+    /** An intake with a budget of {@value #BUDGET} whose producer side does nothing. */
+    static Intake<String> idle() {
+        return new Intake<>(NO_PRODUCER, error -> {}, Runnable::run, BUDGET);
     }
 }

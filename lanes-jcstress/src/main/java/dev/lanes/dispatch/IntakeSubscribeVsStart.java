@@ -15,7 +15,8 @@ import org.openjdk.jcstress.infra.results.II_Result;
  * The source's {@code onSubscribe} arriving on its own thread (a source subscribed on another scheduler) while the
  * dispatcher starts: whichever comes second opens the demand, and it is opened once, with the budget.
  *
- * <p>The intake is built directly with a no-op admit and a budget of 8. r1: demand requested in all. r2: 1 if two
+ * <p>The intake is built directly with a producer side that does nothing and a budget of 8; requests that come due
+ * during the first one would continue on the thread that opened the demand. r1: demand requested in all. r2: 1 if two
  * {@code request} calls overlapped.
  */
 @JCStressTest
@@ -28,8 +29,7 @@ import org.openjdk.jcstress.infra.results.II_Result;
 @State
 public class IntakeSubscribeVsStart {
     private final ManualSource.Demand demand = new ManualSource.Demand();
-    private final Intake<String> intake =
-            new Intake<>(exchange -> {}, error -> {}, Runnable::run, IntakeConcurrentReleases.BUDGET);
+    private final Intake<String> intake = IntakeConcurrentReleases.idle();
 
     @Actor
     public void source() {
@@ -38,7 +38,7 @@ public class IntakeSubscribeVsStart {
 
     @Actor
     public void start() {
-        intake.start();
+        intake.start(Runnable::run);
     }
 
     @Arbiter

@@ -4,6 +4,8 @@ import dev.lanes.api.NamedAggregate;
 import dev.lanes.lifecycle.RuntimeContext;
 import dev.lanes.scheduler.AggregateSchedulerSupplier;
 import java.util.Objects;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
@@ -13,40 +15,39 @@ import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 /**
- * Running dispatchers for the engine checks, cheap enough for one per iteration: one hashed lane, a budget of one
- * exchange, no thread of their own, and cancellations (a force stop's) run inline on the stopping thread.
+ * Running dispatchers for the engine checks, cheap enough for one per iteration: one hashed lane, no thread of their
+ * own, and cancellations (a force stop's) run inline on the stopping thread.
  */
 final class StressDispatchers {
-    private static final NamedAggregate ORDER = NamedAggregate.of("sales", "order");
-    private static final LaneSettings ONE_LANE =
-            LaneSettings.DEFAULT.withParallelism(1).withBounds(1, 1);
+    private static final NamedAggregate ORDER = StressExchange.ORDER;
 
     private StressDispatchers() {}
 
     /**
-     * A dispatcher whose lanes run on {@link Schedulers#immediate()}: the thread that delivers an exchange admits it,
-     * drains its lane and calls the handler before {@code deliver} returns.
+     * A dispatcher whose lanes run on {@link Schedulers#immediate()}, with a budget of one exchange: the thread that
+     * delivers an exchange admits it, drains its lane and calls the handler before {@code deliver} returns.
      */
     static AggregateDispatcher<String> inline(ManualSource source, ExchangeHandler<String> handler) {
-        return running(source, handler, Schedulers.immediate());
+        return running(source, handler, Schedulers.immediate(), 1);
     }
 
     /**
-     * A dispatcher whose lanes are handed to {@code worker}, which keeps them for a check's actor to run, as a worker
+     * A dispatcher with a budget of {@code maxQueued} exchanges, all in its one lane, whose lanes (and requests that come
+     * due during its first one) are handed to {@code worker}, which keeps them for a check's actor to run, as a worker
      * thread of the aggregate type's scheduler would.
      */
     static AggregateDispatcher<String> handingOff(
-            ManualSource source, ExchangeHandler<String> handler, HandOff worker) {
-        return running(source, handler, worker);
+            ManualSource source, ExchangeHandler<String> handler, HandOff worker, int maxQueued) {
+        return running(source, handler, worker, maxQueued);
     }
 
     private static AggregateDispatcher<String> running(
-            ManualSource source, ExchangeHandler<String> handler, Scheduler scheduler) {
+            ManualSource source, ExchangeHandler<String> handler, Scheduler scheduler, int maxQueued) {
         AggregateDispatcher<String> dispatcher = AggregateDispatcher.<String>builder("jcstress", ORDER)
                 .source(source)
                 .handler(handler)
                 .schedulers(new Fixed(scheduler))
-                .settings(ONE_LANE)
+                .settings(LaneSettings.DEFAULT.withParallelism(1).withBounds(maxQueued, maxQueued))
                 .cleanup(Schedulers.immediate())
                 .build();
         dispatcher.prepare(RuntimeContext.standalone()).block();
@@ -54,13 +55,16 @@ final class StressDispatchers {
         return dispatcher;
     }
 
-    /** A scheduler that runs nothing itself: it keeps the lane last handed to it for a check's actor to run. */
+    /**
+     * A scheduler that runs nothing itself: it queues what is handed to it (lanes that became ready, a lane whose
+     * handler ended elsewhere) for a check's actor to run, in order, as a worker thread of the type's scheduler would.
+     */
     static final class HandOff implements Scheduler, Executor {
-        private volatile @Nullable Runnable lane;
+        private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
 
         @Override
         public void execute(Runnable task) {
-            lane = task;
+            tasks.offer(task);
         }
 
         @Override
@@ -74,11 +78,23 @@ final class StressDispatchers {
             throw new UnsupportedOperationException("the checks run handed-off lanes themselves");
         }
 
-        /** Runs the lane handed off last, as its owner, on the calling thread. */
+        /** Takes the task handed off first and not yet taken: the caller runs it as the lane's owner. */
+        Runnable take() {
+            return Objects.requireNonNull(tasks.poll(), "nothing was handed off");
+        }
+
+        /** Runs the task handed off first, as its owner, on the calling thread. */
         void runLane() {
-            Runnable task = Objects.requireNonNull(lane, "no lane was handed off");
-            lane = null;
-            task.run();
+            take().run();
+        }
+
+        /** Runs what was handed off until nothing is left; returns how many tasks it ran. */
+        int runAll() {
+            int ran = 0;
+            for (@Nullable Runnable task; (task = tasks.poll()) != null; ran++) {
+                task.run();
+            }
+            return ran;
         }
     }
 

@@ -22,17 +22,25 @@ final class StressExchange implements MessageExchange<String> {
     static final int REJECTED = 2;
     static final int SETTLED_TWICE = 3;
 
-    private static final AggregateId ORDER_1 = AggregateId.of(NamedAggregate.of("sales", "order"), "order-1");
+    static final NamedAggregate ORDER = NamedAggregate.of("sales", "order");
+    static final AggregateId ORDER_1 = AggregateId.of(ORDER, "order-1");
 
     /** The envelope's number in its lane, 1 to 9: the lane checks write what they polled as digits. */
     final int id;
+
+    private final AggregateId aggregateId;
 
     private final AtomicInteger acknowledgements = new AtomicInteger();
     private final AtomicInteger rejections = new AtomicInteger();
     private volatile @Nullable Throwable rejection;
 
     StressExchange(int id) {
+        this(id, ORDER_1);
+    }
+
+    StressExchange(int id, AggregateId aggregateId) {
         this.id = id;
+        this.aggregateId = aggregateId;
     }
 
     /** A queued envelope around a fresh exchange numbered {@code id}, as the intake admits it. */
@@ -52,7 +60,7 @@ final class StressExchange implements MessageExchange<String> {
 
     @Override
     public AggregateId aggregateId() {
-        return ORDER_1;
+        return aggregateId;
     }
 
     @Override
