@@ -194,10 +194,7 @@ final class EngineFindings {
                         traffic.stuckRouted,
                         settings.strategy() == LaneStrategy.KEYED ? "that id" : "its hash group");
             case MANY_TYPES ->
-                String.format(
-                        Locale.ROOT,
-                        "%d aggregate types share one DefaultAggregateSchedulerSupplier",
-                        settings.types());
+                String.format(Locale.ROOT, "%d aggregate types share one AggregateSchedulerSupplier", settings.types());
             default -> "handler: order check, then Mono.empty()";
         };
     }

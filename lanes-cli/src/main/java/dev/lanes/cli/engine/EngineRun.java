@@ -34,7 +34,7 @@ import reactor.core.publisher.Sinks;
 
 /**
  * The lane engine's scenarios: one {@link AggregateDispatcher} per aggregate type, all on one {@link
- * DefaultAggregateSchedulerSupplier}, under a {@link LanesRuntime}; a pulled or paced source per type; a handler that
+ * AggregateSchedulerSupplier}, under a {@link LanesRuntime}; a pulled or paced source per type; a handler that
  * checks per-id order and then costs nothing, burns CPU, waits (hot id) or never completes (stuck lane). The run ends
  * when every message outside the stuck lane was settled, then the runtime stops gracefully under its deadline.
  */
@@ -48,6 +48,7 @@ public final class EngineRun {
 
     private static final Duration QUIET_PERIOD = Duration.ofMillis(50);
     private static final String THREAD_PREFIX = "bench";
+    private static final int WORKERS_PER_TYPE = reactor.core.scheduler.Schedulers.DEFAULT_POOL_SIZE;
 
     public record Settings(
             Scenario scenario,
@@ -91,8 +92,7 @@ public final class EngineRun {
     private final Progress progress;
     private final Latencies latencies = new Latencies();
     private final RecordingMetrics metrics = new RecordingMetrics();
-    private final AggregateSchedulerSupplier schedulers =
-            AggregateSchedulers.perType(THREAD_PREFIX, reactor.core.scheduler.Schedulers.DEFAULT_POOL_SIZE);
+    private final AggregateSchedulerSupplier schedulers = AggregateSchedulers.perType(THREAD_PREFIX, WORKERS_PER_TYPE);
     private final RunInfo run = RunInfo.current(Clock.systemUTC());
     private final Traffic traffic;
     private final EngineProbe probe;
@@ -269,8 +269,7 @@ public final class EngineRun {
     private List<String> notes(Loaded loaded, Report.LatencyReport latency) {
         List<String> notes = new ArrayList<>();
         if (settings.scenario() == Scenario.MANY_TYPES || settings.types() > 1) {
-            notes.add(findings.schedulerNote(
-                    loaded.schedulerThreads(), reactor.core.scheduler.Schedulers.DEFAULT_POOL_SIZE));
+            notes.add(findings.schedulerNote(loaded.schedulerThreads(), WORKERS_PER_TYPE));
         }
         if (!settings.warmup().isZero()) {
             notes.add(findings.warmupNote(latency.all().count() == 0));
