@@ -333,8 +333,9 @@ public final class LanesRuntime implements GracefullyStoppable {
                                     // it stopped, reporting the fault that is already why we stop: not a new failure
                                     slot.stopped(ComponentReport.Outcome.DRAINED, now() - started, error);
                                 } else {
-                                    slot.stopped(ComponentReport.Outcome.FAILED, now() - started, error);
+                                    // recorded first: a report that lists the component FAILED carries the failure
                                     failures.record(error);
+                                    slot.stopped(ComponentReport.Outcome.FAILED, now() - started, error);
                                 }
                                 return Mono.empty();
                             });
