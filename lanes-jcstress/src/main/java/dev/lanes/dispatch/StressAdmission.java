@@ -1,6 +1,6 @@
 package dev.lanes.dispatch;
 
-import dev.lanes.runtime.ActivityLease;
+import dev.lanes.lifecycle.ActivityLease;
 import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
