@@ -1,5 +1,6 @@
 package dev.lanes.command;
 
+import dev.lanes.api.AggregateId;
 import dev.lanes.api.MaterializedNamedAggregate;
 import dev.lanes.api.NamedAggregate;
 import dev.lanes.command.StageNotReachedException.Reason;
@@ -46,7 +47,7 @@ public final class CommandResults {
     private final Duration defaultTimeout;
     private final Scheduler timer;
     private final ConcurrentHashMap<String, TrackedCommand> byCommandId = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<String, TrackedCommand> byRequest = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<RequestKey, TrackedCommand> byRequest = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<MaterializedNamedAggregate, Set<String>> projectionsByType =
             new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Reason> stoppedProjections = new ConcurrentHashMap<>();
@@ -365,9 +366,12 @@ public final class CommandResults {
         }
     }
 
-    private static String requestKey(CommandMessage command) {
-        return command.aggregateId() + "|" + command.requestId();
+    private static RequestKey requestKey(CommandMessage command) {
+        return new RequestKey(command.aggregateId(), command.requestId());
     }
+
+    /** A request id is unique per aggregate: the key of the senders' waits, compared without building a string. */
+    private record RequestKey(AggregateId aggregateId, String requestId) {}
 
     @Override
     public String toString() {

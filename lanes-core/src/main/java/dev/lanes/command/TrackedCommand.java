@@ -36,7 +36,9 @@ final class TrackedCommand implements CommandProgress {
     final WaitStage stage;
     private final Sinks.One<CommandResult> outcome = Sinks.one();
     private final Sinks.Empty<Void> ended = Sinks.empty();
-    private final Set<String> projectedBy = new HashSet<>();
+    /** The projections that handled the events; made on the first, as most waits are not for {@code PROJECTED}. */
+    private @Nullable Set<String> projectedBy;
+
     private Progress progress = Progress.QUEUED;
     private boolean answered;
     private boolean done;
@@ -138,6 +140,9 @@ final class TrackedCommand implements CommandProgress {
         if (done || stage != WaitStage.PROJECTED) {
             return Step.NONE;
         }
+        if (projectedBy == null) {
+            projectedBy = new HashSet<>();
+        }
         projectedBy.add(projection);
         return storedResult == null ? Step.NONE : projectedOrStopped(projections, stopped);
     }
@@ -152,12 +157,13 @@ final class TrackedCommand implements CommandProgress {
 
     private Step projectedOrStopped(Set<String> projections, Map<String, Reason> stopped) {
         CommandResult stored = java.util.Objects.requireNonNull(storedResult, "storedResult");
-        if (projectedBy.containsAll(projections)) {
+        Set<String> handled = projectedBy != null ? projectedBy : Set.of();
+        if (handled.containsAll(projections)) {
             return end(value(result(WaitStage.PROJECTED, stored.version(), stored.events())));
         }
         for (String projection : projections) {
             Reason reason = stopped.get(projection);
-            if (reason != null && !projectedBy.contains(projection)) {
+            if (reason != null && !handled.contains(projection)) {
                 return end(notReached(reason, WaitStage.PROCESSED, Storage.STORED, null));
             }
         }

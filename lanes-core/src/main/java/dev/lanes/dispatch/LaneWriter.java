@@ -214,9 +214,9 @@ final class LaneWriter<M> implements Intake.Producer<M> {
         touchedCount = 0;
         stagedCount = 0;
         if (readyCount > 0) {
-            Lane<M>[] owned = ready;
             int count = readyCount;
-            ready = newLanes(Math.max(64, count));
+            Lane<M>[] owned = Arrays.copyOf(ready, count); // handed over: the batch keeps it
+            Arrays.fill(ready, 0, count, null);
             readyCount = 0;
             admission.run(owned, count);
         }

@@ -1,7 +1,7 @@
 package dev.lanes.flow;
 
 import dev.lanes.internal.Require;
-import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import reactor.core.publisher.Flux;
@@ -24,17 +24,19 @@ public final class IntakeGate {
     public static final int WINDOW = 32;
 
     private final String name;
-    private final List<IntakeGate> parts;
+    /** An array, not a list: {@link #isOpen} runs per delivered message and must not allocate an iterator. */
+    private final IntakeGate[] parts;
+
     private final AtomicInteger holds = new AtomicInteger();
     private final CopyOnWriteArrayList<Runnable> listeners = new CopyOnWriteArrayList<>();
     private volatile boolean shut;
 
     /** An open gate; {@code name} appears in logs and {@link #toString()}. */
     public IntakeGate(String name) {
-        this(Require.notBlank(name, "name"), List.of());
+        this(Require.notBlank(name, "name"), new IntakeGate[0]);
     }
 
-    private IntakeGate(String name, List<IntakeGate> parts) {
+    private IntakeGate(String name, IntakeGate... parts) {
         this.name = name;
         this.parts = parts;
     }
@@ -46,7 +48,7 @@ public final class IntakeGate {
 
     /** A gate open while this one and {@code other} are both open; its own holds and shut add to theirs. */
     public IntakeGate and(IntakeGate other) {
-        return new IntakeGate(name + " and " + other.name, List.of(this, other));
+        return new IntakeGate(name + " and " + other.name, this, Objects.requireNonNull(other, "other"));
     }
 
     public boolean isOpen() {
@@ -104,12 +106,16 @@ public final class IntakeGate {
 
     void listen(Runnable listener) {
         listeners.add(listener);
-        parts.forEach(part -> part.listen(listener));
+        for (IntakeGate part : parts) {
+            part.listen(listener);
+        }
     }
 
     void unlisten(Runnable listener) {
         listeners.remove(listener);
-        parts.forEach(part -> part.unlisten(listener));
+        for (IntakeGate part : parts) {
+            part.unlisten(listener);
+        }
     }
 
     @Override

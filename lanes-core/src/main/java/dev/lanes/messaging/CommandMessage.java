@@ -1,11 +1,11 @@
 package dev.lanes.messaging;
 
 import dev.lanes.api.AggregateId;
+import dev.lanes.internal.Ids;
 import dev.lanes.internal.Require;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Objects;
-import java.util.UUID;
 
 /**
  * A command on its way to one aggregate.
@@ -42,14 +42,13 @@ public record CommandMessage(
 
     /** A command with a fresh message id that is also its request id. */
     public static CommandMessage of(AggregateId aggregateId, Object command) {
-        String id = UUID.randomUUID().toString();
+        String id = Ids.randomUuid();
         return new CommandMessage(id, aggregateId, id, command, Instant.now(), Map.of());
     }
 
     /** A command whose request id (idempotency key) is chosen by the caller. */
     public static CommandMessage of(AggregateId aggregateId, Object command, String requestId) {
-        return new CommandMessage(
-                UUID.randomUUID().toString(), aggregateId, requestId, command, Instant.now(), Map.of());
+        return new CommandMessage(Ids.randomUuid(), aggregateId, requestId, command, Instant.now(), Map.of());
     }
 
     /**

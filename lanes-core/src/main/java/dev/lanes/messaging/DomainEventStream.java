@@ -1,14 +1,15 @@
 package dev.lanes.messaging;
 
 import dev.lanes.api.AggregateId;
+import dev.lanes.internal.Ids;
 import dev.lanes.internal.Require;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.UUID;
 
 /**
  * The events one command produced on one aggregate, appended atomically as one version.
@@ -56,7 +57,7 @@ public record DomainEventStream(
             events.add(new DomainEvent(events.size() + 1, payload));
         }
         return new DomainEventStream(
-                UUID.randomUUID().toString(),
+                Ids.randomUuid(),
                 command.aggregateId(),
                 version,
                 command.requestId(),
@@ -67,7 +68,11 @@ public record DomainEventStream(
     }
 
     public List<Object> payloads() {
-        return events.stream().map(DomainEvent::payload).toList();
+        List<Object> payloads = new ArrayList<>(events.size());
+        for (DomainEvent event : events) {
+            payloads.add(event.payload());
+        }
+        return Collections.unmodifiableList(payloads);
     }
 
     @Override
