@@ -82,6 +82,13 @@ public final class KafkaDomainEventBus implements DomainEventBus {
         return components;
     }
 
+    /** The consumer group members created so far, one per processor that received (or was given to consumersOf). */
+    synchronized List<KafkaConsumerComponent> consumers() {
+        List<KafkaConsumerComponent> components = new ArrayList<>();
+        consumers.values().forEach(consumer -> components.add(consumer.component()));
+        return components;
+    }
+
     private synchronized Consumer consumerOf(String processor) {
         return consumers.computeIfAbsent(processor, this::create);
     }
