@@ -279,6 +279,13 @@ public final class KafkaBuses implements RuntimeComponent {
 
     // ---------------------------------------------------------------- for the buses
 
+    /** The reply channel of the command bus, once it exists. */
+    @Nullable
+    Replies replies() {
+        KafkaCommandBus bus = commandBus;
+        return bus == null ? null : bus.replies();
+    }
+
     /** The command consumer, once the command bus exists. */
     @Nullable
     KafkaConsumerComponent commandConsumer() {

@@ -152,6 +152,10 @@ final class RecordCodec {
                 json.writeBooleanField("recoverable", failure.recoverable());
                 json.writeEndObject();
             }
+            String projection = reply.projection();
+            if (projection != null) {
+                json.writeStringField("projection", projection);
+            }
         });
     }
 
@@ -175,7 +179,8 @@ final class RecordCodec {
                         : new Reply.Failure(
                                 text(failure, "type"),
                                 text(failure, "message"),
-                                require(failure, "recoverable").asBoolean()));
+                                require(failure, "recoverable").asBoolean()),
+                json.hasNonNull("projection") ? text(json, "projection") : null);
     }
 
     // ---------------------------------------------------------------- parts
