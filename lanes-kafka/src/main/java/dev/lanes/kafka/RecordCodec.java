@@ -150,6 +150,7 @@ final class RecordCodec {
                 json.writeStringField("type", failure.type());
                 json.writeStringField("message", failure.message());
                 json.writeBooleanField("recoverable", failure.recoverable());
+                json.writeBooleanField("rejected", failure.rejected());
                 json.writeEndObject();
             }
             String projection = reply.projection();
@@ -179,7 +180,8 @@ final class RecordCodec {
                         : new Reply.Failure(
                                 text(failure, "type"),
                                 text(failure, "message"),
-                                require(failure, "recoverable").asBoolean()),
+                                require(failure, "recoverable").asBoolean(),
+                                failure.path("rejected").asBoolean(false)),
                 json.hasNonNull("projection") ? text(json, "projection") : null);
     }
 

@@ -4,6 +4,7 @@ import dev.lanes.api.LanesException;
 import dev.lanes.command.CommandResults;
 import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEventStream;
+import dev.lanes.modeling.CommandRejectedException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -103,8 +104,11 @@ final class Replies implements CommandResults.UntrackedOutcomes {
         String to = senders.remove(command.messageId());
         if (to != null) {
             boolean recoverable = error instanceof LanesException lanes && lanes.isRecoverable();
-            Reply.Failure failure =
-                    new Reply.Failure(error.getClass().getName(), String.valueOf(error.getMessage()), recoverable);
+            Reply.Failure failure = new Reply.Failure(
+                    error.getClass().getName(),
+                    String.valueOf(error.getMessage()),
+                    recoverable,
+                    error instanceof CommandRejectedException);
             send(Reply.outcome(to, instance, command, 0, List.of(), failure));
         }
     }
@@ -251,11 +255,15 @@ final class Replies implements CommandResults.UntrackedOutcomes {
         } else if (failure == null) {
             target.processed(command, reply.version(), reply.events());
         } else {
-            target.failed(
-                    command,
-                    new CommandFailedRemotelyException(
-                            failure.type(), failure.message(), reply.from(), failure.recoverable()));
+            target.failed(command, remoteFailure(failure, reply.from()));
         }
+    }
+
+    /** A refusal by a business rule stays a {@link CommandRejectedException}, so sagas can tell it from a fault. */
+    private static RuntimeException remoteFailure(Reply.Failure failure, String from) {
+        return failure.rejected()
+                ? new CommandRejectedRemotelyException(failure.type(), failure.message(), from)
+                : new CommandFailedRemotelyException(failure.type(), failure.message(), from, failure.recoverable());
     }
 
     void stop() {

@@ -27,8 +27,12 @@ record Reply(
         @Nullable Failure failure,
         @Nullable String projection) {
 
-    /** A failure, by the name and message of its exception type (the exception itself stays on its instance). */
-    record Failure(String type, String message, boolean recoverable) {}
+    /**
+     * A failure, by the name and message of its exception type (the exception itself stays on its instance).
+     *
+     * @param rejected whether a business rule refused the command (a {@code CommandRejectedException} there)
+     */
+    record Failure(String type, String message, boolean recoverable, boolean rejected) {}
 
     /** The command's outcome: processed, or failed. */
     static Reply outcome(
