@@ -211,8 +211,10 @@ public final class BankRun {
 
     private String title() {
         if (settings.buses().kafka() != null) {
-            return "Lanes demo: the bank end to end on Kafka, "
-                    + settings.buses().instances() + " instance(s)";
+            return (settings.workload().eventSide
+                            ? "Lanes demo: the bank end to end"
+                            : "Lanes bench: the command path (gateway, command bus, command dispatcher, store)")
+                    + " on Kafka, " + settings.buses().instances() + " instance(s)";
         }
         return settings.workload().eventSide
                 ? "Lanes demo: the bank end to end on the embedded defaults"
