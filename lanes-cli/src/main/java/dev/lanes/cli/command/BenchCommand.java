@@ -1,6 +1,7 @@
 package dev.lanes.cli.command;
 
 import dev.lanes.cli.bank.BankRun;
+import dev.lanes.cli.bank.Buses;
 import dev.lanes.cli.bank.EventFlow;
 import dev.lanes.cli.bank.Stores;
 import dev.lanes.cli.engine.EngineRun;
@@ -152,6 +153,9 @@ final class BenchCommand implements Callable<Integer> {
     @Mixin
     StoreOptions store = new StoreOptions();
 
+    @Mixin
+    BusOptions bus = new BusOptions();
+
     BenchCommand(StopRequest stop) {
         this.stop = stop;
     }
@@ -160,6 +164,13 @@ final class BenchCommand implements Callable<Integer> {
     public Integer call() {
         report.validate(spec);
         store.validate(spec);
+        bus.validate(spec);
+        if (bus.kind != BusOptions.Kind.MEMORY && scenario != Scenario.COMMAND) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--bus " + bus.kind.name().toLowerCase(java.util.Locale.ROOT)
+                            + " needs --scenario command (the engine scenarios run no bus)");
+        }
         Progress progress = Progress.of(spec.commandLine().getOut(), report.quiet);
         Report result = scenario == Scenario.COMMAND ? command(progress) : engine(progress);
         boolean passed = ReportOutput.emit(
@@ -172,12 +183,13 @@ final class BenchCommand implements Callable<Integer> {
     }
 
     private Report command(Progress progress) {
+        Buses buses = bus.open();
         try (Stores stores = store.open()) {
-            return command(progress, stores);
+            return command(progress, stores, buses);
         }
     }
 
-    private Report command(Progress progress, Stores stores) {
+    private Report command(Progress progress, Stores stores, Buses buses) {
         BankRun.Settings settings = new BankRun.Settings(
                 BankRun.Workload.DEPOSITS,
                 strategy,
@@ -189,6 +201,7 @@ final class BenchCommand implements Callable<Integer> {
                 report.sampleInterval,
                 report.seed,
                 stores,
+                buses,
                 EventFlow.DEFAULT);
         return BankRun.run(settings, progress, stop);
     }
