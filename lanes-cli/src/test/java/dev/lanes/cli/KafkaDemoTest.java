@@ -29,11 +29,11 @@ class KafkaDemoTest {
                 "--partitions",
                 "4",
                 "--accounts",
-                "30",
+                "20",
                 "--clients",
                 "8",
                 "--commands",
-                "600",
+                "300",
                 "-q",
                 "--json",
                 json.toString());

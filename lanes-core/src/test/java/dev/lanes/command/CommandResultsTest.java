@@ -67,7 +67,27 @@ class CommandResultsTest {
                 public void failed(CommandMessage command, Throwable error) {
                     forwarded.add("failed " + command.requestId() + " " + error.getMessage());
                 }
+
+                @Override
+                public void projected(String commandId, String projection) {
+                    forwarded.add("projected " + commandId + " by " + projection);
+                }
             });
+        }
+
+        @Test
+        void aProjectionOfACommandNobodyHereWaitsForIsForwardedAndAReportFromElsewhereEndsAWaitHere() {
+            ProjectionListener orders = results.projection("Orders", Set.of(ORDER));
+            CommandMessage waiting = command("waits-here");
+            CompletableFuture<CommandResult> outcome = track(waiting, WaitStage.PROJECTED);
+
+            orders.projected("elsewhere-1");
+            results.processed(waiting, 1, List.of("Placed"));
+            assertThat(outcome).isNotDone();
+            remote.projected(waiting.messageId(), "Orders");
+
+            assertThat(forwarded).containsExactly("projected elsewhere-1 by Orders");
+            assertThat(outcome).isCompletedWithValueMatching(result -> result.stage() == WaitStage.PROJECTED);
         }
 
         @Test

@@ -159,6 +159,11 @@ public final class BankRun {
     private Stopped stop(BankClients clients, Sampler sampler) {
         clients.stopSending();
         sampler.label("stopping");
+        if (settings.buses().kafka() != null) {
+            // instances share the topics: let every consumer group read to the end before any instance stops
+            clients.awaitDone(settings.shutdownTimeout());
+            bank.awaitDrained(settings.shutdownTimeout());
+        }
         Mono<ShutdownReport> shutdown = bank.shutdown().cache();
         shutdown.subscribe();
         clients.awaitDone(settings.shutdownTimeout().plusSeconds(10));

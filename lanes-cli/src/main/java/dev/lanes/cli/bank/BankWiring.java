@@ -16,6 +16,7 @@ import dev.lanes.examples.bank.BalanceProjection;
 import dev.lanes.examples.bank.Bank;
 import dev.lanes.examples.bank.TransferSaga;
 import dev.lanes.kafka.KafkaBuses;
+import dev.lanes.kafka.KafkaOptions;
 import dev.lanes.processing.Snapshotter;
 import dev.lanes.runtime.ShutdownReport;
 import java.time.Duration;
@@ -46,6 +47,7 @@ final class BankWiring {
     final boolean eventSide;
     final List<Lanes> instances = new ArrayList<>();
     final CommandGateway gateway;
+    private final Buses buses;
 
     BankWiring(
             LaneStrategy strategy,
@@ -57,6 +59,7 @@ final class BankWiring {
         this.store = stores.events();
         this.snapshots = stores.snapshots();
         this.eventSide = eventSide;
+        this.buses = buses;
         for (int i = 0; i < buses.instances(); i++) {
             instances.add(instance(strategy, eventFlow, shutdownTimeout, buses.connect(i)));
         }
@@ -112,6 +115,22 @@ final class BankWiring {
                         .max(Comparator.comparing((ShutdownReport report) -> !report.graceful())
                                 .thenComparing(ShutdownReport::duration))
                         .orElseThrow());
+    }
+
+    /**
+     * On Kafka, waits (at most {@code max}) until every consumer group read its topic to the end, so that a stop of
+     * every instance leaves nothing unread; at once on the in-memory buses.
+     */
+    void awaitDrained(Duration max) {
+        KafkaOptions options = buses.kafka();
+        if (options != null) {
+            List<String> processors = instances.get(0).eventDispatcher().stream()
+                    .flatMap(events -> events.dispatchers().stream())
+                    .map(dispatcher -> dispatcher.name())
+                    .distinct()
+                    .toList();
+            TopicsDrained.await(options, Bank.ACCOUNT, processors, max);
+        }
     }
 
     /** Commands sent from any instance whose wait has not ended. */
