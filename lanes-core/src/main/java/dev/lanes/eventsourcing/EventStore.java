@@ -40,6 +40,27 @@ public interface EventStore {
         return load(aggregateId, fromVersion, Integer.MAX_VALUE);
     }
 
+    /**
+     * The streams of every aggregate with {@code position >= fromPosition}, in increasing position order, at most
+     * {@code limit} of them: one page of the store's global order ({@link PositionedStream}). Page on with the last
+     * position read plus one; an empty page means nothing more is readable <em>now</em> (more may follow).
+     *
+     * <p><b>Nothing is skipped for good.</b> A page ends before any stream whose append may still become visible at a
+     * lower position than one the page returns: when a page returns position {@code p}, every stream that will ever
+     * hold a position below {@code p} is already visible (or will never be). So a reader that continues after the last
+     * position it read misses nothing, even while appends commit out of position order. A store may therefore return
+     * fewer than {@code limit} streams (or none) while an earlier append is still in flight.
+     *
+     * <p>The default fails with {@link UnsupportedOperationException}: a store without global positions cannot feed
+     * tracking processors.
+     *
+     * @throws IllegalArgumentException (as an error signal) if {@code fromPosition < 0} or {@code limit < 1}
+     */
+    default Flux<PositionedStream> readAll(long fromPosition, int limit) {
+        return Flux.error(new UnsupportedOperationException(
+                this + " keeps no global positions: readAll is not supported (needed by tracking processors)"));
+    }
+
     /** Whether the aggregate has a stream for this request id (the authoritative idempotency check). */
     Mono<Boolean> hasRequestId(AggregateId aggregateId, String requestId);
 

@@ -43,16 +43,17 @@ class MigrationsTest {
     @Test
     void migratingCreatesTheSchemaOnceAndIsIdempotent() throws SQLException {
         try (HikariDataSource pool = pool(TestDatabase.createDatabase())) {
-            assertThat(Migrations.apply(pool))
-                    .isEqualTo(Migrations.latestVersion())
-                    .isEqualTo(1);
-            assertThat(Migrations.apply(pool)).isEqualTo(1);
+            int latest = Migrations.latestVersion();
+            assertThat(Migrations.apply(pool)).isEqualTo(latest).isEqualTo(Migrations.ALL.size());
+            assertThat(Migrations.apply(pool)).isEqualTo(latest);
             try (PostgresEventStore store = new PostgresEventStore(pool)) {
-                assertThat(store.migrate()).isEqualTo(1);
+                assertThat(store.migrate()).isEqualTo(latest);
             }
 
-            assertThat(query(pool, "SELECT version || ':' || description FROM lanes_schema_version"))
-                    .containsExactly("1:event_store");
+            assertThat(query(pool, "SELECT version || ':' || description FROM lanes_schema_version ORDER BY version"))
+                    .containsExactlyElementsOf(Migrations.ALL.stream()
+                            .map(migration -> migration.version() + ":" + migration.description())
+                            .toList());
             assertThat(query(
                             pool,
                             "SELECT table_name FROM information_schema.tables WHERE table_name LIKE 'lanes%'"
@@ -62,7 +63,10 @@ class MigrationsTest {
                             pool,
                             "SELECT conname FROM pg_constraint WHERE conrelid = 'lanes_event_streams'::regclass"
                                     + " AND contype IN ('p', 'u') ORDER BY conname"))
-                    .containsExactly(PostgresEventStore.REQUEST_CONSTRAINT, PostgresEventStore.VERSION_CONSTRAINT);
+                    .containsExactly(
+                            "lanes_event_streams_position_uk",
+                            PostgresEventStore.REQUEST_CONSTRAINT,
+                            PostgresEventStore.VERSION_CONSTRAINT);
         }
     }
 
@@ -81,12 +85,13 @@ class MigrationsTest {
                     }));
                 }
                 for (Future<Integer> version : versions) {
-                    assertThat(version.get(30, TimeUnit.SECONDS)).isEqualTo(1);
+                    assertThat(version.get(30, TimeUnit.SECONDS)).isEqualTo(Migrations.latestVersion());
                 }
             } finally {
                 threads.shutdownNow();
             }
-            assertThat(query(pool, "SELECT count(*) FROM lanes_schema_version")).containsExactly("1");
+            assertThat(query(pool, "SELECT count(*) FROM lanes_schema_version"))
+                    .containsExactly(String.valueOf(Migrations.ALL.size()));
         }
     }
 

@@ -2,6 +2,7 @@ package dev.lanes.test;
 
 import dev.lanes.api.AggregateId;
 import dev.lanes.eventsourcing.EventStore;
+import dev.lanes.eventsourcing.PositionedStream;
 import dev.lanes.messaging.DomainEventStream;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -42,6 +43,11 @@ public final class LostAcknowledgementStore implements EventStore {
     @Override
     public Flux<DomainEventStream> load(AggregateId aggregateId, int fromVersion, int toVersion) {
         return delegate.load(aggregateId, fromVersion, toVersion);
+    }
+
+    @Override
+    public Flux<PositionedStream> readAll(long fromPosition, int limit) {
+        return delegate.readAll(fromPosition, limit);
     }
 
     @Override
