@@ -176,6 +176,14 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
         return new PostgresSnapshotStore(jdbc, false, codec.serializer());
     }
 
+    /**
+     * A checkpoint store for tracking processors over the same pool and scheduler (table {@code
+     * lanes_tracking_checkpoints}); closing this store closes both.
+     */
+    public PostgresCheckpointStore checkpointStore() {
+        return new PostgresCheckpointStore(jdbc);
+    }
+
     /** The data source the store uses (its own pool after {@code connect}). */
     public DataSource dataSource() {
         return jdbc.dataSource();

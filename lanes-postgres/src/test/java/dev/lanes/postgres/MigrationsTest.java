@@ -58,7 +58,11 @@ class MigrationsTest {
                             pool,
                             "SELECT table_name FROM information_schema.tables WHERE table_name LIKE 'lanes%'"
                                     + " ORDER BY table_name"))
-                    .containsExactly("lanes_event_streams", "lanes_schema_version", "lanes_snapshots");
+                    .containsExactly(
+                            "lanes_event_streams",
+                            "lanes_schema_version",
+                            "lanes_snapshots",
+                            "lanes_tracking_checkpoints");
             assertThat(query(
                             pool,
                             "SELECT conname FROM pg_constraint WHERE conrelid = 'lanes_event_streams'::regclass"
