@@ -138,7 +138,7 @@ public final class Migrations {
         return recorded;
     }
 
-    private static String read(Migration migration) {
+    static String read(Migration migration) {
         String path = LOCATION + migration.resource();
         try (InputStream in = Migrations.class.getClassLoader().getResourceAsStream(path)) {
             if (in == null) {
@@ -150,7 +150,7 @@ public final class Migrations {
         }
     }
 
-    private static String sha256(String script) {
+    static String sha256(String script) {
         try {
             return HexFormat.of()
                     .formatHex(MessageDigest.getInstance("SHA-256").digest(script.getBytes(StandardCharsets.UTF_8)));
