@@ -22,7 +22,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -67,13 +66,12 @@ class TrackingProcessorTest {
                 .build();
     }
 
+    /**
+     * 100,000 streams of one event, then 20,000 more while it catches up. In the default suite: 6.4 s measured with
+     * {@code mvn -B -q -pl lanes-test -am verify -Dtest=TrackingProcessorTest} (OpenJDK 17.0.15, the shared 2-core VM
+     * at load average 10.7).
+     */
     @Test
-    void aProjectionAddedAfter20kStreamsCatchesUpWhileTrafficGoesOnAndEqualsAReplay() {
-        catchUpWhileTrafficGoesOn(20_000, 5_000);
-    }
-
-    @Test
-    @Tag("stress")
     void aProjectionAddedAfter100kStreamsCatchesUpWhileTrafficGoesOnAndEqualsAReplay() {
         catchUpWhileTrafficGoesOn(100_000, 20_000);
     }
