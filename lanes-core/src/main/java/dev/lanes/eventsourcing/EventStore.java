@@ -1,9 +1,11 @@
 package dev.lanes.eventsourcing;
 
 import dev.lanes.api.AggregateId;
+import dev.lanes.api.MaterializedNamedAggregate;
 import dev.lanes.internal.Require;
 import dev.lanes.messaging.DomainEventStream;
 import java.util.Objects;
+import java.util.Set;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -59,6 +61,25 @@ public interface EventStore {
     default Flux<PositionedStream> readAll(long fromPosition, int limit) {
         return Flux.error(new UnsupportedOperationException(
                 this + " keeps no global positions: readAll is not supported (needed by tracking processors)"));
+    }
+
+    /**
+     * As {@link #readAll(long, int)}, of the streams of the given aggregate types only: a page holds up to {@code limit}
+     * of them, and ends under the same rule. A store filters before it decodes, so a stream of another type that it
+     * cannot decode (a payload class that does not exist here) never stops a reader of these types; this is what
+     * tracking processors read. The default filters {@link #readAll(long, int)}, which gives shorter pages and decodes
+     * every stream: stores should override it.
+     *
+     * @throws IllegalArgumentException (as an error signal) if {@code fromPosition < 0}, {@code limit < 1} or {@code
+     *     types} is empty
+     */
+    default Flux<PositionedStream> readAll(long fromPosition, int limit, Set<MaterializedNamedAggregate> types) {
+        if (types.isEmpty()) {
+            return Flux.error(new IllegalArgumentException("types must not be empty"));
+        }
+        Set<MaterializedNamedAggregate> wanted = Set.copyOf(types);
+        return readAll(fromPosition, limit)
+                .filter(positioned -> wanted.contains(positioned.aggregateId().materialize()));
     }
 
     /** Whether the aggregate has a stream for this request id (the authoritative idempotency check). */

@@ -1,6 +1,7 @@
 package dev.lanes.eventsourcing;
 
 import dev.lanes.api.AggregateId;
+import dev.lanes.api.MaterializedNamedAggregate;
 import dev.lanes.internal.Require;
 import dev.lanes.messaging.DomainEventStream;
 import java.util.ArrayList;
@@ -8,6 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -94,6 +96,31 @@ final class InMemoryEventStore implements EventStore {
                         ? Flux.empty()
                         : Flux.fromIterable(List.copyOf(log.streams.subList(fromVersion - 1, to)));
             }
+        });
+    }
+
+    @Override
+    public Flux<PositionedStream> readAll(long fromPosition, int limit, Set<MaterializedNamedAggregate> types) {
+        return Flux.defer(() -> {
+            if (fromPosition < 0) {
+                throw new IllegalArgumentException("fromPosition must not be negative: " + fromPosition);
+            }
+            Require.positive(limit, "limit");
+            if (types.isEmpty()) {
+                throw new IllegalArgumentException("types must not be empty");
+            }
+            List<PositionedStream> page = new ArrayList<>();
+            synchronized (all) {
+                for (int i = (int) Math.min(Math.max(fromPosition - 1, 0), all.size());
+                        i < all.size() && page.size() < limit;
+                        i++) {
+                    PositionedStream positioned = all.get(i);
+                    if (types.contains(positioned.aggregateId().materialize())) {
+                        page.add(positioned);
+                    }
+                }
+            }
+            return Flux.fromIterable(page);
         });
     }
 

@@ -41,6 +41,11 @@ import reactor.core.scheduler.Schedulers;
  * EventStore#readAll}) from its checkpoint, catches up, then follows new appends by polling. Use it to add a
  * projection to a running system, or to rebuild one ({@link #reset()}).
  *
+ * <p><b>Reading.</b> It reads only the streams of the processor's aggregate types ({@link EventStore#readAll(long, int,
+ * java.util.Set)}), so streams of other types, even ones this application cannot decode, never hold it up. A stream
+ * of its own types that the store cannot read (an event class that no longer exists) stops it at that position: the
+ * read fails, is logged and retried every poll interval until the type is readable again (register an upcaster).
+ *
  * <p><b>Order.</b> Streams go to the processor's lanes (one {@link AggregateDispatcher} per aggregate type, as on the
  * bus) in position order, so an aggregate's streams are handled one at a time in version order, while catching up as
  * while following; different aggregates run concurrently.
@@ -89,6 +94,7 @@ public final class TrackingProcessor implements RuntimeComponent {
     private volatile boolean reading;
     private volatile long saved = -1;
     private volatile @Nullable Disposable loop;
+    private volatile RuntimeContext context = RuntimeContext.standalone();
 
     private TrackingProcessor(Builder builder, AggregateSchedulerSupplier schedulers) {
         this.processor = builder.processor;
@@ -152,6 +158,7 @@ public final class TrackingProcessor implements RuntimeComponent {
     public Mono<Void> prepare(RuntimeContext context) {
         return Mono.defer(() -> {
             lifecycle.prepared();
+            this.context = context;
             context.whenStopping(this::stopReading);
             return group.prepare(context);
         });
@@ -166,13 +173,14 @@ public final class TrackingProcessor implements RuntimeComponent {
                 .onErrorResume(this::stepFailed)
                 .flatMap(delay -> Mono.delay(delay, timer))
                 .repeat(() -> reading)
-                .subscribe();
+                .subscribe(null, this::loopFailed);
     }
 
     /**
      * Rebuilds from position 0: once every stream read so far is settled, runs the {@code onReset} action of the
      * builder (clear the projection there), saves checkpoint 0 and reads again from the start. Completes when reading
-     * starts over; errors with {@link IllegalStateException} when the processor is not running.
+     * starts over; errors with {@link IllegalStateException} when the processor is not running, or stops first. A
+     * reset asked for while one is pending joins it.
      */
     public Mono<Void> reset() {
         return Mono.defer(() -> {
@@ -244,7 +252,7 @@ public final class TrackingProcessor implements RuntimeComponent {
             return Mono.just(FULL_BACKOFF);
         }
         int limit = Math.min(settings.pageSize(), room);
-        return store.readAll(next, limit).collectList().map(page -> {
+        return store.readAll(next, limit, routes.keySet()).collectList().map(page -> {
             page.forEach(this::offer);
             return page.size() == limit ? Duration.ZERO : settings.pollInterval();
         });
@@ -334,6 +342,13 @@ public final class TrackingProcessor implements RuntimeComponent {
         return Mono.just(settings.pollInterval());
     }
 
+    /** A defect (the loop itself threw): reported to the runtime, which stops. Store failures never get here. */
+    private void loopFailed(Throwable error) {
+        stopReading();
+        context.reportFailure(new IllegalStateException(
+                name() + " (owner " + owner + ") stopped reading at position " + next + ": " + error, error));
+    }
+
     private long now() {
         return timer.now(TimeUnit.MILLISECONDS);
     }
@@ -365,6 +380,10 @@ public final class TrackingProcessor implements RuntimeComponent {
         Disposable current = loop;
         if (current != null) {
             current.dispose();
+        }
+        Sinks.Empty<Void> reset = pendingReset.getAndSet(null);
+        if (reset != null) {
+            reset.tryEmitError(new IllegalStateException(name() + " stopped before its reset began"));
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.lanes.postgres;
 
 import dev.lanes.api.AggregateId;
+import dev.lanes.api.MaterializedNamedAggregate;
 import dev.lanes.api.NamedAggregate;
 import dev.lanes.eventsourcing.DuplicateAggregateIdException;
 import dev.lanes.eventsourcing.DuplicateRequestIdException;
@@ -19,6 +20,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.postgresql.util.PSQLException;
@@ -88,6 +90,9 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
             + " FROM lanes_event_streams"
             + " WHERE position >= ? AND position < pg_snapshot_xmin(pg_current_snapshot())::text::bigint"
             + " ORDER BY position LIMIT ?";
+    private static final String READ_ALL_OF_TYPES = READ_ALL.replace(
+            " ORDER BY",
+            " AND (context_name, aggregate_name) IN (SELECT * FROM unnest(?::text[], ?::text[])) ORDER BY");
     private static final String HAS_REQUEST_ID =
             "SELECT EXISTS (SELECT 1 FROM lanes_event_streams WHERE " + KEY + " AND request_id = ?)";
     // served by the unique index of (aggregate, request_id)
@@ -415,7 +420,30 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
                     requireOpen();
                     return jdbc.call(
                             "reading all streams from position " + fromPosition,
-                            connection -> settledPage(connection, fromPosition, limit));
+                            connection -> settledPage(connection, fromPosition, limit, Set.of()));
+                })
+                .flatMapIterable(rows -> rows)
+                .map(row -> new PositionedStream(row.position(), decode(row.aggregateId(), row.stream())));
+    }
+
+    /** Of these types only, filtered in the query: a stream of another type is never decoded. */
+    @Override
+    public Flux<PositionedStream> readAll(long fromPosition, int limit, Set<MaterializedNamedAggregate> types) {
+        return Flux.defer(() -> {
+                    if (fromPosition < 0) {
+                        throw new IllegalArgumentException("fromPosition must not be negative: " + fromPosition);
+                    }
+                    if (limit < 1) {
+                        throw new IllegalArgumentException("limit must be positive: " + limit);
+                    }
+                    if (types.isEmpty()) {
+                        throw new IllegalArgumentException("types must not be empty");
+                    }
+                    requireOpen();
+                    Set<MaterializedNamedAggregate> wanted = Set.copyOf(types);
+                    return jdbc.call(
+                            "reading the streams of " + wanted + " from position " + fromPosition,
+                            connection -> settledPage(connection, fromPosition, limit, wanted));
                 })
                 .flatMapIterable(rows -> rows)
                 .map(row -> new PositionedStream(row.position(), decode(row.aggregateId(), row.stream())));
@@ -424,11 +452,32 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
     /** A row of the global order before its JSON is parsed. */
     private record PositionedRow(long position, AggregateId aggregateId, Row stream) {}
 
-    private static List<PositionedRow> settledPage(Connection connection, long from, int limit) throws SQLException {
+    /** One page, of {@code types} only unless empty. */
+    private static List<PositionedRow> settledPage(
+            Connection connection, long from, int limit, Set<MaterializedNamedAggregate> types) throws SQLException {
         List<PositionedRow> page = new ArrayList<>();
-        try (PreparedStatement query = connection.prepareStatement(READ_ALL)) {
+        try (PreparedStatement query = connection.prepareStatement(types.isEmpty() ? READ_ALL : READ_ALL_OF_TYPES)) {
             query.setLong(1, from);
-            query.setInt(2, limit);
+            if (types.isEmpty()) {
+                query.setInt(2, limit);
+            } else {
+                List<MaterializedNamedAggregate> ordered = List.copyOf(types);
+                query.setArray(
+                        2,
+                        connection.createArrayOf(
+                                "text",
+                                ordered.stream()
+                                        .map(MaterializedNamedAggregate::contextName)
+                                        .toArray()));
+                query.setArray(
+                        3,
+                        connection.createArrayOf(
+                                "text",
+                                ordered.stream()
+                                        .map(MaterializedNamedAggregate::aggregateName)
+                                        .toArray()));
+                query.setInt(4, limit);
+            }
             try (ResultSet result = query.executeQuery()) {
                 while (result.next()) {
                     AggregateId id = AggregateId.of(

@@ -1,8 +1,10 @@
 package dev.lanes.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lanes.api.AggregateId;
+import dev.lanes.api.NamedAggregate;
 import dev.lanes.eventsourcing.PositionedStream;
 import dev.lanes.examples.bank.AccountCommand.OpenAccount;
 import dev.lanes.examples.bank.AccountEvent.AccountOpened;
@@ -18,6 +20,7 @@ import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
@@ -35,6 +38,10 @@ class GlobalPositionTest {
         final long position;
 
         OpenAppend(PostgresEventStore store, AggregateId id) throws SQLException {
+            this(store, id, Deposited.class.getName());
+        }
+
+        OpenAppend(PostgresEventStore store, AggregateId id, String type) throws SQLException {
             connection = store.dataSource().getConnection();
             connection.setAutoCommit(false);
             try (PreparedStatement insert = connection.prepareStatement(PostgresEventStore.INSERT)) {
@@ -47,7 +54,7 @@ class GlobalPositionTest {
                 insert.setString(i++, "{}");
                 insert.setString(
                         i++,
-                        "[{\"sequence\": 1, \"type\": \"" + Deposited.class.getName()
+                        "[{\"sequence\": 1, \"type\": \"" + type
                                 + "\", \"payload\": {\"amount\": 5, \"reference\": \"\"}}]");
                 insert.setInt(i++, 1);
                 i = PostgresEventStore.bindKey(insert, i, id);
@@ -95,6 +102,37 @@ class GlobalPositionTest {
             assertThat(read.get(0).position()).isEqualTo(open.position);
             assertThat(read.get(1).position()).isGreaterThan(open.position);
         }
+    }
+
+    @Test
+    void aStreamOfATypeThatCannotBeDecodedHoldsUpNoReaderOfOtherTypes() throws SQLException {
+        try (PostgresEventStore own = PostgresEventStore.connect(
+                TestDatabase.jdbcUrl(TestDatabase.createDatabase()), TestDatabase.USER, null)) {
+            own.migrate(); // a database of its own: the unreadable stream would stop the shared one's readers
+            aStreamOfATypeThatCannotBeDecodedHoldsUpNoReaderOfOtherTypes(own);
+        }
+    }
+
+    private static void aStreamOfATypeThatCannotBeDecodedHoldsUpNoReaderOfOtherTypes(PostgresEventStore store)
+            throws SQLException {
+        AggregateId unreadable = AggregateId.of(NamedAggregate.of("gone", "ledger"), "l-" + UUID.randomUUID());
+        AggregateId readable = Bank.account("after-" + UUID.randomUUID());
+        long position;
+        try (OpenAppend open = new OpenAppend(store, unreadable, "com.example.RemovedEvent")) {
+            position = open.position;
+            open.connection.commit();
+        }
+        store.append(opened(readable)).block(TIMEOUT);
+
+        assertThat(store.readAll(position, 10, Set.of(Bank.ACCOUNT.materialize()))
+                        .collectList()
+                        .block(TIMEOUT))
+                .extracting(PositionedStream::aggregateId)
+                .containsExactly(readable);
+        assertThatThrownBy(() -> store.readAll(position, 10).collectList().block(TIMEOUT))
+                .as("a reader of every type meets it")
+                .isInstanceOf(EventSerializationException.class)
+                .hasMessageContaining("com.example.RemovedEvent");
     }
 
     @Test

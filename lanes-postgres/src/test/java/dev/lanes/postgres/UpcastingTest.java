@@ -56,11 +56,18 @@ class UpcastingTest {
                 .build();
     }
 
+    /** A database of its own: its payload types are unreadable to the shared store's readers. */
+    private static final String DATABASE = TestDatabase.createDatabase();
+
     private static PostgresEventStore storeWith(EventTypes types) {
-        return new PostgresEventStore(
-                TestDatabase.store().dataSource(),
-                new JacksonEventSerializer(JacksonEventSerializer.defaultObjectMapper(), types),
-                PostgresOptions.DEFAULT.withPoolSize(2));
+        PostgresEventStore store = PostgresEventStore.connect(
+                TestDatabase.jdbcUrl(DATABASE),
+                TestDatabase.USER,
+                null,
+                PostgresOptions.DEFAULT.withPoolSize(2),
+                new JacksonEventSerializer(JacksonEventSerializer.defaultObjectMapper(), types));
+        store.migrate();
+        return store;
     }
 
     private static DomainEventStream stream(AggregateId id, int version, Object payload) {

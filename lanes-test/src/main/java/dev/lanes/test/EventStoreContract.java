@@ -61,13 +61,18 @@ import reactor.test.StepVerifier;
  * <p>Every test works on fresh random aggregate ids, so the store may be shared between tests (one database for the
  * whole suite). Payloads are the public records nested here ({@link Opened}, {@link Deposited}, {@link Withdrawn}):
  * plain records of strings, longs, ints and booleans that a serializing store must round-trip to equal values. A
- * stream's {@code createdAt} is truncated to milliseconds and must come back equal.
+ * stream's {@code createdAt} is truncated to milliseconds and must come back equal. The {@code readAll} tests read the
+ * whole store after its last position, keeping their own aggregates: every stream a shared store holds must be
+ * readable by this JVM (keep tests that store unreadable payloads in a store of their own).
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 public abstract class EventStoreContract {
 
     /** The aggregate type of the contract's streams. */
     protected static final NamedAggregate ACCOUNT = NamedAggregate.of("contract", "account");
+
+    /** A second aggregate type, for reads of some types only. */
+    protected static final NamedAggregate CARD = NamedAggregate.of("contract", "card");
 
     /** Opens an account. */
     public record Opened(String owner, int tier, boolean vip) {}
@@ -1157,6 +1162,38 @@ public abstract class EventStoreContract {
                         .forEach(followed::add);
             }
             return followed;
+        }
+
+        @Test
+        void aReadOfSomeTypesReturnsOnlyTheirStreamsAndCountsOnlyThemAgainstTheLimit() {
+            long from = tail() + 1; // after every stream stored before: the limit then counts this test's only
+            AggregateId account = newAggregateId();
+            AggregateId card = AggregateId.of(CARD, "card-" + UUID.randomUUID());
+            append(stream(card, 1, new Opened("card", 1, false)));
+            append(stream(account, 1, new Opened("ann", 1, false)));
+            append(stream(card, 2, new Deposited(1)));
+            append(stream(account, 2, new Deposited(2)));
+
+            List<PositionedStream> accounts = present(
+                    store.readAll(from, 2, Set.of(ACCOUNT.materialize()))
+                            .collectList()
+                            .block(timeout()),
+                    "page");
+            List<PositionedStream> cards = present(
+                    store.readAll(from, 100, Set.of(CARD.materialize()))
+                            .collectList()
+                            .block(timeout()),
+                    "page");
+
+            assertThat(accounts)
+                    .extracting(positioned -> positioned.aggregateId() + " v" + positioned.version())
+                    .containsExactly(account + " v1", account + " v2");
+            assertThat(cards)
+                    .extracting(positioned -> positioned.aggregateId() + " v" + positioned.version())
+                    .containsExactly(card + " v1", card + " v2");
+            StepVerifier.create(store.readAll(0, 10, Set.of()))
+                    .expectError(IllegalArgumentException.class)
+                    .verify(timeout());
         }
 
         @Test
