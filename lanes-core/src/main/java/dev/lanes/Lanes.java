@@ -23,6 +23,7 @@ import dev.lanes.lifecycle.RuntimeComponent;
 import dev.lanes.modeling.AggregateDefinition;
 import dev.lanes.processing.CompositeEventDispatcher;
 import dev.lanes.processing.EventProcessor;
+import dev.lanes.processing.TrackingProcessor;
 import dev.lanes.runtime.LanesRuntime;
 import dev.lanes.runtime.ShutdownReport;
 import dev.lanes.scheduler.AggregateSchedulerSupplier;
@@ -210,6 +211,7 @@ public final class Lanes implements GracefullyStoppable {
     public static final class Builder {
         private final Map<MaterializedNamedAggregate, AggregateDefinition<?>> aggregates = new LinkedHashMap<>();
         private final List<Function<? super CommandGateway, EventProcessor>> processors = new ArrayList<>();
+        private final List<Function<? super EventStore, TrackingProcessor>> trackingProcessors = new ArrayList<>();
         private @Nullable EventStore eventStore;
         private SnapshotStore snapshotStore = SnapshotStore.NONE;
         private @Nullable DomainEventBus eventBus;
@@ -256,6 +258,16 @@ public final class Lanes implements GracefullyStoppable {
          */
         public Builder processor(Function<? super CommandGateway, EventProcessor> factory) {
             processors.add(Objects.requireNonNull(factory, "factory"));
+            return this;
+        }
+
+        /**
+         * Registers a tracking processor made from this instance's event store ({@code store ->
+         * TrackingProcessor.builder(projection, store, checkpoints).build()}): it reads the store from its checkpoint
+         * instead of the bus, and runs under the runtime after the dispatchers. Called once, by {@link #build()}.
+         */
+        public Builder trackingProcessor(Function<? super EventStore, TrackingProcessor> factory) {
+            trackingProcessors.add(Objects.requireNonNull(factory, "factory"));
             return this;
         }
 
@@ -445,6 +457,10 @@ public final class Lanes implements GracefullyStoppable {
             ordered.add(commands);
             if (events != null) {
                 ordered.add(events);
+            }
+            for (Function<? super EventStore, TrackingProcessor> factory : trackingProcessors) {
+                ordered.add(Objects.requireNonNull(
+                        factory.apply(store), () -> "tracking processor factory " + factory + " returned null"));
             }
             LanesRuntime runtime = new LanesRuntime(ordered, shutdownTimeout, quietPeriod, timer);
             return new Lanes(runtime, gateway, results, store, commands, events);

@@ -1,9 +1,11 @@
 package dev.lanes.eventsourcing;
 
 import dev.lanes.api.AggregateId;
+import dev.lanes.api.MaterializedNamedAggregate;
 import dev.lanes.internal.Require;
 import dev.lanes.messaging.DomainEventStream;
 import java.util.Objects;
+import java.util.Set;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -38,6 +40,46 @@ public interface EventStore {
     /** Every stream of the aggregate from {@code fromVersion} on, in version order. */
     default Flux<DomainEventStream> load(AggregateId aggregateId, int fromVersion) {
         return load(aggregateId, fromVersion, Integer.MAX_VALUE);
+    }
+
+    /**
+     * The streams of every aggregate with {@code position >= fromPosition}, in increasing position order, at most
+     * {@code limit} of them: one page of the store's global order ({@link PositionedStream}). Page on with the last
+     * position read plus one; an empty page means nothing more is readable <em>now</em> (more may follow).
+     *
+     * <p><b>Nothing is skipped for good.</b> A page ends before any stream whose append may still become visible at a
+     * lower position than one the page returns: when a page returns position {@code p}, every stream that will ever
+     * hold a position below {@code p} is already visible (or will never be). So a reader that continues after the last
+     * position it read misses nothing, even while appends commit out of position order. A store may therefore return
+     * fewer than {@code limit} streams (or none) while an earlier append is still in flight.
+     *
+     * <p>The default fails with {@link UnsupportedOperationException}: a store without global positions cannot feed
+     * tracking processors.
+     *
+     * @throws IllegalArgumentException (as an error signal) if {@code fromPosition < 0} or {@code limit < 1}
+     */
+    default Flux<PositionedStream> readAll(long fromPosition, int limit) {
+        return Flux.error(new UnsupportedOperationException(
+                this + " keeps no global positions: readAll is not supported (needed by tracking processors)"));
+    }
+
+    /**
+     * As {@link #readAll(long, int)}, of the streams of the given aggregate types only: a page holds up to {@code limit}
+     * of them, and ends under the same rule. A store filters before it decodes, so a stream of another type that it
+     * cannot decode (a payload class that does not exist here) never stops a reader of these types; this is what
+     * tracking processors read. The default filters {@link #readAll(long, int)}, which gives shorter pages and decodes
+     * every stream: stores should override it.
+     *
+     * @throws IllegalArgumentException (as an error signal) if {@code fromPosition < 0}, {@code limit < 1} or {@code
+     *     types} is empty
+     */
+    default Flux<PositionedStream> readAll(long fromPosition, int limit, Set<MaterializedNamedAggregate> types) {
+        if (types.isEmpty()) {
+            return Flux.error(new IllegalArgumentException("types must not be empty"));
+        }
+        Set<MaterializedNamedAggregate> wanted = Set.copyOf(types);
+        return readAll(fromPosition, limit)
+                .filter(positioned -> wanted.contains(positioned.aggregateId().materialize()));
     }
 
     /** Whether the aggregate has a stream for this request id (the authoritative idempotency check). */

@@ -1,6 +1,7 @@
 package dev.lanes.eventsourcing;
 
 import dev.lanes.api.AggregateId;
+import dev.lanes.api.MaterializedNamedAggregate;
 import dev.lanes.internal.Require;
 import dev.lanes.messaging.DomainEventStream;
 import java.util.ArrayList;
@@ -8,16 +9,24 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
  * Keeps every aggregate's streams in memory. One monitor per aggregate makes an append atomic against concurrent
- * appends to the same aggregate; different aggregates never contend.
+ * appends to the same aggregate; different aggregates contend only for the moment they take a global position.
+ *
+ * <p><b>Global order.</b> An append takes its position and joins the global list under one monitor ({@link #all}),
+ * while it holds its aggregate's monitor (lock order: aggregate, then global; readers take the global one only). A
+ * position is therefore visible exactly when every lower one is, and {@link #readAll} never has a gap to wait for.
  */
 final class InMemoryEventStore implements EventStore {
     private final ConcurrentHashMap<AggregateId, Log> logs = new ConcurrentHashMap<>();
+
+    /** Every stream in position order: index = position - 1. Guarded by itself. */
+    private final List<PositionedStream> all = new ArrayList<>();
 
     /** One aggregate's streams, in version order (index = version - 1), and the stream of each request id. */
     private static final class Log {
@@ -47,7 +56,25 @@ final class InMemoryEventStore implements EventStore {
                 throw DuplicateRequestIdException.of(stream.aggregateId(), stream.requestId());
             }
             log.streams.add(stream);
+            synchronized (all) {
+                all.add(new PositionedStream(all.size() + 1L, stream));
+            }
         }
+    }
+
+    @Override
+    public Flux<PositionedStream> readAll(long fromPosition, int limit) {
+        return Flux.defer(() -> {
+            if (fromPosition < 0) {
+                throw new IllegalArgumentException("fromPosition must not be negative: " + fromPosition);
+            }
+            Require.positive(limit, "limit");
+            synchronized (all) {
+                int from = (int) Math.min(Math.max(fromPosition - 1, 0), all.size());
+                int to = (int) Math.min((long) from + limit, all.size());
+                return Flux.fromIterable(List.copyOf(all.subList(from, to)));
+            }
+        });
     }
 
     @Override
@@ -69,6 +96,31 @@ final class InMemoryEventStore implements EventStore {
                         ? Flux.empty()
                         : Flux.fromIterable(List.copyOf(log.streams.subList(fromVersion - 1, to)));
             }
+        });
+    }
+
+    @Override
+    public Flux<PositionedStream> readAll(long fromPosition, int limit, Set<MaterializedNamedAggregate> types) {
+        return Flux.defer(() -> {
+            if (fromPosition < 0) {
+                throw new IllegalArgumentException("fromPosition must not be negative: " + fromPosition);
+            }
+            Require.positive(limit, "limit");
+            if (types.isEmpty()) {
+                throw new IllegalArgumentException("types must not be empty");
+            }
+            List<PositionedStream> page = new ArrayList<>();
+            synchronized (all) {
+                for (int i = (int) Math.min(Math.max(fromPosition - 1, 0), all.size());
+                        i < all.size() && page.size() < limit;
+                        i++) {
+                    PositionedStream positioned = all.get(i);
+                    if (types.contains(positioned.aggregateId().materialize())) {
+                        page.add(positioned);
+                    }
+                }
+            }
+            return Flux.fromIterable(page);
         });
     }
 

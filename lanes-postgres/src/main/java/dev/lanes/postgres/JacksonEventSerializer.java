@@ -12,15 +12,20 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The default {@link EventSerializer}: Jackson data binding, the payload's class name as its type. Records, plain
- * beans, {@code java.time} values and {@code Optional} work with {@link #defaultObjectMapper()}.
+ * The default {@link EventSerializer}: Jackson data binding; a payload's type is its name in the {@link EventTypes}
+ * given at construction (with its revision), else its class name. Records, plain beans, {@code java.time} values and
+ * {@code Optional} work with {@link #defaultObjectMapper()}.
  *
- * <p>The type name read from the database is resolved with {@link Class#forName(String, boolean, ClassLoader)} on the
- * class loader given at construction (the thread's context class loader by default), so only classes on the
- * application's class path can be named; there is no polymorphic default typing.
+ * <p>A stored event is first brought to the current revision of its type by the upcasters of the {@link EventTypes}
+ * (on its JSON tree), then read into the registered class. A name that is not registered is resolved with {@link
+ * Class#forName(String, boolean, ClassLoader)} on the class loader given at construction (the thread's context class
+ * loader by default), so only classes on the application's class path can be named; there is no polymorphic default
+ * typing. Snapshot states are read by name without upcasting (a snapshot that no longer reads can be deleted: it is
+ * rebuilt from the events).
  */
 public final class JacksonEventSerializer implements EventSerializer {
     private final ObjectMapper mapper;
+    private final EventTypes eventTypes;
     private final ClassLoader classLoader;
     private final ConcurrentHashMap<String, Class<?>> types = new ConcurrentHashMap<>();
 
@@ -30,12 +35,35 @@ public final class JacksonEventSerializer implements EventSerializer {
     }
 
     public JacksonEventSerializer(ObjectMapper mapper) {
-        this(mapper, defaultClassLoader());
+        this(mapper, EventTypes.NONE);
+    }
+
+    /** With stable type names and upcasters. */
+    public JacksonEventSerializer(ObjectMapper mapper, EventTypes types) {
+        this(mapper, types, defaultClassLoader());
     }
 
     public JacksonEventSerializer(ObjectMapper mapper, ClassLoader classLoader) {
+        this(mapper, EventTypes.NONE, classLoader);
+    }
+
+    public JacksonEventSerializer(ObjectMapper mapper, EventTypes types, ClassLoader classLoader) {
         this.mapper = Objects.requireNonNull(mapper, "mapper");
+        this.eventTypes = Objects.requireNonNull(types, "types");
         this.classLoader = Objects.requireNonNull(classLoader, "classLoader");
+    }
+
+    /** The registered name of the payload's class, else its class name. */
+    @Override
+    public String typeName(Object payload) {
+        EventTypes.Registration registration = eventTypes.registration(payload.getClass());
+        return registration == null ? payload.getClass().getName() : registration.name();
+    }
+
+    /** The current revision of the payload's registered type, else {@link EventTypes#UNREVISED}. */
+    int revision(Object payload) {
+        EventTypes.Registration registration = eventTypes.registration(payload.getClass());
+        return registration == null ? EventTypes.UNREVISED : registration.revision();
     }
 
     /**
@@ -76,7 +104,16 @@ public final class JacksonEventSerializer implements EventSerializer {
         }
     }
 
-    /** Reads straight from an already parsed tree (the stores parse a stream's event array once). */
+    /**
+     * An event straight from an already parsed tree (the stores parse a stream's event array once), upcast first from
+     * the revision it was stored at.
+     */
+    Object fromTree(String typeName, int revision, JsonNode json) {
+        SerializedEvent current = eventTypes.upcast(new SerializedEvent(typeName, revision, json));
+        return fromTree(current.type(), current.payload());
+    }
+
+    /** A payload or state from a tree, read into the class its name resolves to; no upcasting. */
     Object fromTree(String typeName, JsonNode json) {
         Class<?> type = resolve(typeName);
         try {
@@ -87,6 +124,10 @@ public final class JacksonEventSerializer implements EventSerializer {
     }
 
     private Class<?> resolve(String typeName) {
+        EventTypes.Registration registration = eventTypes.registration(typeName);
+        if (registration != null) {
+            return registration.type();
+        }
         Class<?> known = types.get(typeName);
         if (known != null) {
             return known;

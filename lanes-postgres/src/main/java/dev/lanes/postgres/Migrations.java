@@ -44,7 +44,10 @@ public final class Migrations {
     /** One script: its version, description and resource name. */
     record Migration(int version, String description, String resource) {}
 
-    static final List<Migration> ALL = List.of(new Migration(1, "event_store", "V1__event_store.sql"));
+    static final List<Migration> ALL = List.of(
+            new Migration(1, "event_store", "V1__event_store.sql"),
+            new Migration(2, "global_position", "V2__global_position.sql"),
+            new Migration(3, "tracking_checkpoints", "V3__tracking_checkpoints.sql"));
 
     private Migrations() {}
 
@@ -135,7 +138,7 @@ public final class Migrations {
         return recorded;
     }
 
-    private static String read(Migration migration) {
+    static String read(Migration migration) {
         String path = LOCATION + migration.resource();
         try (InputStream in = Migrations.class.getClassLoader().getResourceAsStream(path)) {
             if (in == null) {
@@ -147,7 +150,7 @@ public final class Migrations {
         }
     }
 
-    private static String sha256(String script) {
+    static String sha256(String script) {
         try {
             return HexFormat.of()
                     .formatHex(MessageDigest.getInstance("SHA-256").digest(script.getBytes(StandardCharsets.UTF_8)));

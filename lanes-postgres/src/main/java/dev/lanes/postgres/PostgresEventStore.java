@@ -1,10 +1,13 @@
 package dev.lanes.postgres;
 
 import dev.lanes.api.AggregateId;
+import dev.lanes.api.MaterializedNamedAggregate;
+import dev.lanes.api.NamedAggregate;
 import dev.lanes.eventsourcing.DuplicateAggregateIdException;
 import dev.lanes.eventsourcing.DuplicateRequestIdException;
 import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.eventsourcing.EventVersionConflictException;
+import dev.lanes.eventsourcing.PositionedStream;
 import dev.lanes.messaging.DomainEventStream;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -17,6 +20,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.postgresql.util.PSQLException;
@@ -35,6 +39,19 @@ import reactor.core.scheduler.Scheduler;
  * {@code (aggregate, version)} ({@link DuplicateAggregateIdException} at version 1, {@link
  * EventVersionConflictException} later) and {@code (aggregate, request_id)} ({@link DuplicateRequestIdException}); the
  * violated constraint's name decides which.
+ *
+ * <p><b>Global positions.</b> A stream's position is the id of the transaction that appended it ({@code
+ * pg_current_xact_id()}, the column's default: 64 bits with the epoch, so it never wraps), since an append is one
+ * transaction of one row. Transaction ids are handed out in increasing order but commit in any order, so {@link
+ * #readAll} returns only positions below the {@code pg_snapshot_xmin} of the snapshot it reads in: every transaction
+ * with a lower id has ended by then (its row is visible, or it rolled back and its position stays unused for good), and
+ * every transaction that gets an id later gets a higher one. So no row can ever appear below a position a reader has
+ * read, whatever order appends commit in. The cost: a row becomes readable only once every transaction that got its id
+ * before it (on any table of the whole PostgreSQL cluster: xmin is cluster-wide) has ended, so one long transaction
+ * holds tracking readers back until it ends; appends never wait for each other. Positions are therefore sparse.
+ * Streams stored before schema version 2 are numbered 1..n in creation order (below every later transaction id).
+ * Restoring a dump into another cluster needs that cluster's transaction counter above the highest stored position
+ * ({@code pg_resetwal -x}), or new positions would sort before old ones.
  *
  * <p><b>Reads.</b> A load reads pages of {@link PostgresOptions#pageSize()} streams by version range, the next page only
  * when the current one is consumed and more is requested: memory holds one page at a time, and no connection or
@@ -57,7 +74,7 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
     private static final String UNIQUE_VIOLATION = "23505";
 
     private static final String KEY = "tenant_id = ? AND context_name = ? AND aggregate_name = ? AND aggregate_id = ?";
-    private static final String INSERT = "INSERT INTO lanes_event_streams (tenant_id, context_name, aggregate_name,"
+    static final String INSERT = "INSERT INTO lanes_event_streams (tenant_id, context_name, aggregate_name,"
             + " aggregate_id, version, stream_id, request_id, command_id, created_at, headers, events)"
             + " SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS jsonb), CAST(? AS jsonb)"
             + " WHERE ? = 1 OR EXISTS (SELECT 1 FROM lanes_event_streams WHERE " + KEY + " AND version = ?)";
@@ -67,6 +84,15 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
             "SELECT version, stream_id, request_id, command_id, created_at, headers::text, events::text"
                     + " FROM lanes_event_streams WHERE " + KEY + " AND version >= ? AND version <= ?"
                     + " ORDER BY version LIMIT ?";
+    // one statement, so the rows and the xmin they are cut at come from one snapshot
+    private static final String READ_ALL = "SELECT version, stream_id, request_id, command_id, created_at,"
+            + " headers::text, events::text, position, tenant_id, context_name, aggregate_name, aggregate_id"
+            + " FROM lanes_event_streams"
+            + " WHERE position >= ? AND position < pg_snapshot_xmin(pg_current_snapshot())::text::bigint"
+            + " ORDER BY position LIMIT ?";
+    private static final String READ_ALL_OF_TYPES = READ_ALL.replace(
+            " ORDER BY",
+            " AND (context_name, aggregate_name) IN (SELECT * FROM unnest(?::text[], ?::text[])) ORDER BY");
     private static final String HAS_REQUEST_ID =
             "SELECT EXISTS (SELECT 1 FROM lanes_event_streams WHERE " + KEY + " AND request_id = ?)";
     // served by the unique index of (aggregate, request_id)
@@ -153,6 +179,14 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
     /** A snapshot store over the same pool and scheduler, with the same serializer; closing this store closes both. */
     public PostgresSnapshotStore snapshotStore() {
         return new PostgresSnapshotStore(jdbc, false, codec.serializer());
+    }
+
+    /**
+     * A checkpoint store for tracking processors over the same pool and scheduler (table {@code
+     * lanes_tracking_checkpoints}); closing this store closes both.
+     */
+    public PostgresCheckpointStore checkpointStore() {
+        return new PostgresCheckpointStore(jdbc);
     }
 
     /** The data source the store uses (its own pool after {@code connect}). */
@@ -340,17 +374,22 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
         List<Row> rows = new ArrayList<>();
         try (ResultSet result = query.executeQuery()) {
             while (result.next()) {
-                rows.add(new Row(
-                        result.getInt(1),
-                        result.getString(2),
-                        result.getString(3),
-                        result.getString(4),
-                        result.getObject(5, OffsetDateTime.class).toInstant(),
-                        result.getString(6),
-                        result.getString(7)));
+                rows.add(row(result));
             }
         }
         return rows;
+    }
+
+    /** The columns of {@link Row}, first in the result, in that order. */
+    private static Row row(ResultSet result) throws SQLException {
+        return new Row(
+                result.getInt(1),
+                result.getString(2),
+                result.getString(3),
+                result.getString(4),
+                result.getObject(5, OffsetDateTime.class).toInstant(),
+                result.getString(6),
+                result.getString(7));
     }
 
     private DomainEventStream decode(AggregateId id, Row row) {
@@ -363,6 +402,93 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
                 codec.decodeEvents(row.events()),
                 row.createdAt(),
                 codec.decodeHeaders(row.headers()));
+    }
+
+    /**
+     * One page of the global order, read in one statement; it may be shorter than {@code limit}, or empty, while an
+     * append that got its transaction id earlier is still in flight (see the class documentation).
+     */
+    @Override
+    public Flux<PositionedStream> readAll(long fromPosition, int limit) {
+        return Flux.defer(() -> {
+                    if (fromPosition < 0) {
+                        throw new IllegalArgumentException("fromPosition must not be negative: " + fromPosition);
+                    }
+                    if (limit < 1) {
+                        throw new IllegalArgumentException("limit must be positive: " + limit);
+                    }
+                    requireOpen();
+                    return jdbc.call(
+                            "reading all streams from position " + fromPosition,
+                            connection -> settledPage(connection, fromPosition, limit, Set.of()));
+                })
+                .flatMapIterable(rows -> rows)
+                .map(row -> new PositionedStream(row.position(), decode(row.aggregateId(), row.stream())));
+    }
+
+    /** Of these types only, filtered in the query: a stream of another type is never decoded. */
+    @Override
+    public Flux<PositionedStream> readAll(long fromPosition, int limit, Set<MaterializedNamedAggregate> types) {
+        return Flux.defer(() -> {
+                    if (fromPosition < 0) {
+                        throw new IllegalArgumentException("fromPosition must not be negative: " + fromPosition);
+                    }
+                    if (limit < 1) {
+                        throw new IllegalArgumentException("limit must be positive: " + limit);
+                    }
+                    if (types.isEmpty()) {
+                        throw new IllegalArgumentException("types must not be empty");
+                    }
+                    requireOpen();
+                    Set<MaterializedNamedAggregate> wanted = Set.copyOf(types);
+                    return jdbc.call(
+                            "reading the streams of " + wanted + " from position " + fromPosition,
+                            connection -> settledPage(connection, fromPosition, limit, wanted));
+                })
+                .flatMapIterable(rows -> rows)
+                .map(row -> new PositionedStream(row.position(), decode(row.aggregateId(), row.stream())));
+    }
+
+    /** A row of the global order before its JSON is parsed. */
+    private record PositionedRow(long position, AggregateId aggregateId, Row stream) {}
+
+    /** One page, of {@code types} only unless empty. */
+    private static List<PositionedRow> settledPage(
+            Connection connection, long from, int limit, Set<MaterializedNamedAggregate> types) throws SQLException {
+        List<PositionedRow> page = new ArrayList<>();
+        try (PreparedStatement query = connection.prepareStatement(types.isEmpty() ? READ_ALL : READ_ALL_OF_TYPES)) {
+            query.setLong(1, from);
+            if (types.isEmpty()) {
+                query.setInt(2, limit);
+            } else {
+                List<MaterializedNamedAggregate> ordered = List.copyOf(types);
+                query.setArray(
+                        2,
+                        connection.createArrayOf(
+                                "text",
+                                ordered.stream()
+                                        .map(MaterializedNamedAggregate::contextName)
+                                        .toArray()));
+                query.setArray(
+                        3,
+                        connection.createArrayOf(
+                                "text",
+                                ordered.stream()
+                                        .map(MaterializedNamedAggregate::aggregateName)
+                                        .toArray()));
+                query.setInt(4, limit);
+            }
+            try (ResultSet result = query.executeQuery()) {
+                while (result.next()) {
+                    AggregateId id = AggregateId.of(
+                            NamedAggregate.of(result.getString(10), result.getString(11)),
+                            result.getString(12),
+                            result.getString(9));
+                    page.add(new PositionedRow(result.getLong(8), id, row(result)));
+                }
+            }
+        }
+        return page;
     }
 
     @Override

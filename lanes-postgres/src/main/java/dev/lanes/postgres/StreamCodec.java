@@ -14,7 +14,9 @@ import java.util.Map;
 
 /**
  * The {@code jsonb} shapes of a stream row: {@code headers} is an object of strings, {@code events} an array of
- * {@code {"sequence": n, "type": "<type name>", "payload": <the serializer's JSON>}}.
+ * {@code {"sequence": n, "type": "<type name>", "revision": r, "payload": <the serializer's JSON>}}; {@code revision}
+ * only for a type registered in the {@link JacksonEventSerializer}'s {@link EventTypes} (absent reads as {@link
+ * EventTypes#UNREVISED}).
  */
 final class StreamCodec {
     private static final ObjectMapper JSON = JsonMapper.builder().build();
@@ -57,6 +59,10 @@ final class StreamCodec {
                 json.writeStartObject();
                 json.writeNumberField("sequence", event.sequence());
                 json.writeStringField("type", serializer.typeName(event.payload()));
+                int revision = revision(event.payload());
+                if (revision != EventTypes.UNREVISED) {
+                    json.writeNumberField("revision", revision);
+                }
                 json.writeFieldName("payload");
                 json.writeRawValue(serializer.serialize(event.payload()));
                 json.writeEndObject();
@@ -89,12 +95,25 @@ final class StreamCodec {
                         "A stored event lacks sequence, type or payload",
                         new IllegalStateException(element.toString()));
             }
-            events.add(new DomainEvent(sequence.asInt(), decode(type.asText(), payload)));
+            JsonNode revision = element.get("revision");
+            int stored = revision == null ? EventTypes.UNREVISED : revision.asInt();
+            events.add(new DomainEvent(sequence.asInt(), decodeEvent(type.asText(), stored, payload)));
         }
         return events;
     }
 
-    /** A payload or state: straight from the tree for the Jackson serializer, through JSON text for any other. */
+    private int revision(Object payload) {
+        return serializer instanceof JacksonEventSerializer jackson ? jackson.revision(payload) : EventTypes.UNREVISED;
+    }
+
+    /** An event, upcast from its stored revision by the Jackson serializer; through JSON text for any other. */
+    private Object decodeEvent(String typeName, int revision, JsonNode payload) {
+        return serializer instanceof JacksonEventSerializer jackson
+                ? jackson.fromTree(typeName, revision, payload)
+                : serializer.deserialize(typeName, payload.toString());
+    }
+
+    /** A snapshot state: straight from the tree for the Jackson serializer, through JSON text for any other. */
     Object decode(String typeName, JsonNode payload) {
         return serializer instanceof JacksonEventSerializer jackson
                 ? jackson.fromTree(typeName, payload)

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.lanes.eventsourcing.PositionedStream;
+import dev.lanes.examples.bank.AccountEvent.Deposited;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -43,26 +45,81 @@ class MigrationsTest {
     @Test
     void migratingCreatesTheSchemaOnceAndIsIdempotent() throws SQLException {
         try (HikariDataSource pool = pool(TestDatabase.createDatabase())) {
-            assertThat(Migrations.apply(pool))
-                    .isEqualTo(Migrations.latestVersion())
-                    .isEqualTo(1);
-            assertThat(Migrations.apply(pool)).isEqualTo(1);
+            int latest = Migrations.latestVersion();
+            assertThat(Migrations.apply(pool)).isEqualTo(latest).isEqualTo(Migrations.ALL.size());
+            assertThat(Migrations.apply(pool)).isEqualTo(latest);
             try (PostgresEventStore store = new PostgresEventStore(pool)) {
-                assertThat(store.migrate()).isEqualTo(1);
+                assertThat(store.migrate()).isEqualTo(latest);
             }
 
-            assertThat(query(pool, "SELECT version || ':' || description FROM lanes_schema_version"))
-                    .containsExactly("1:event_store");
+            assertThat(query(pool, "SELECT version || ':' || description FROM lanes_schema_version ORDER BY version"))
+                    .containsExactlyElementsOf(Migrations.ALL.stream()
+                            .map(migration -> migration.version() + ":" + migration.description())
+                            .toList());
             assertThat(query(
                             pool,
                             "SELECT table_name FROM information_schema.tables WHERE table_name LIKE 'lanes%'"
                                     + " ORDER BY table_name"))
-                    .containsExactly("lanes_event_streams", "lanes_schema_version", "lanes_snapshots");
+                    .containsExactly(
+                            "lanes_event_streams",
+                            "lanes_schema_version",
+                            "lanes_snapshots",
+                            "lanes_tracking_checkpoints");
             assertThat(query(
                             pool,
                             "SELECT conname FROM pg_constraint WHERE conrelid = 'lanes_event_streams'::regclass"
                                     + " AND contype IN ('p', 'u') ORDER BY conname"))
-                    .containsExactly(PostgresEventStore.REQUEST_CONSTRAINT, PostgresEventStore.VERSION_CONSTRAINT);
+                    .containsExactly(
+                            "lanes_event_streams_position_uk",
+                            PostgresEventStore.REQUEST_CONSTRAINT,
+                            PostgresEventStore.VERSION_CONSTRAINT);
+        }
+    }
+
+    /** A database at schema version 1, as a release before global positions left it. */
+    private static void migrateToVersion1(HikariDataSource pool) throws SQLException {
+        Migrations.Migration first = Migrations.ALL.get(0);
+        String script = Migrations.read(first);
+        try (Connection connection = pool.getConnection();
+                Statement statement = connection.createStatement()) {
+            statement.execute("CREATE TABLE lanes_schema_version (version INTEGER PRIMARY KEY, description TEXT NOT"
+                    + " NULL, checksum TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())");
+            statement.execute(script);
+            statement.execute("INSERT INTO lanes_schema_version (version, description, checksum) VALUES (1, '"
+                    + first.description() + "', '" + Migrations.sha256(script) + "')");
+        }
+    }
+
+    @Test
+    void streamsStoredBeforeVersion2GetPositionsInVersionOrderAndStayReadable() throws SQLException {
+        try (HikariDataSource pool = pool(TestDatabase.createDatabase())) {
+            migrateToVersion1(pool);
+            String events = "'[{\"sequence\": 1, \"type\": \"" + Deposited.class.getName()
+                    + "\", \"payload\": {\"amount\": 5, \"reference\": \"\"}}]'";
+            try (Connection connection = pool.getConnection();
+                    Statement statement = connection.createStatement()) {
+                // v2 of "a" carries a clock earlier than v1's (another instance's clock): still read after v1
+                for (String row : List.of(
+                        "'a', 1, 'r1', now()",
+                        "'a', 2, 'r2', now() - interval '1 hour'",
+                        "'b', 1, 'r3', now() - interval '30 minutes'")) {
+                    String[] values = row.split(", ", 4);
+                    statement.execute("INSERT INTO lanes_event_streams VALUES ('default', 'bank', 'account', "
+                            + values[0] + ", " + values[1] + ", 's', " + values[2] + ", 'c', " + values[3]
+                            + ", '{}', " + events + ")");
+                }
+            }
+
+            Migrations.apply(pool);
+
+            try (PostgresEventStore store = new PostgresEventStore(pool)) {
+                List<PositionedStream> all = store.readAll(0, 10).collectList().block();
+                assertThat(all)
+                        .extracting(positioned -> positioned.aggregateId().id() + " v" + positioned.version())
+                        .containsExactly("b v1", "a v1", "a v2");
+                assertThat(all).extracting(PositionedStream::position).containsExactly(1L, 2L, 3L);
+                assertThat(all.get(0).stream().payloads()).containsExactly(new Deposited(5, ""));
+            }
         }
     }
 
@@ -81,12 +138,13 @@ class MigrationsTest {
                     }));
                 }
                 for (Future<Integer> version : versions) {
-                    assertThat(version.get(30, TimeUnit.SECONDS)).isEqualTo(1);
+                    assertThat(version.get(30, TimeUnit.SECONDS)).isEqualTo(Migrations.latestVersion());
                 }
             } finally {
                 threads.shutdownNow();
             }
-            assertThat(query(pool, "SELECT count(*) FROM lanes_schema_version")).containsExactly("1");
+            assertThat(query(pool, "SELECT count(*) FROM lanes_schema_version"))
+                    .containsExactly(String.valueOf(Migrations.ALL.size()));
         }
     }
 

@@ -9,6 +9,7 @@ import dev.lanes.eventsourcing.DuplicateAggregateIdException;
 import dev.lanes.eventsourcing.DuplicateRequestIdException;
 import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.eventsourcing.EventVersionConflictException;
+import dev.lanes.eventsourcing.PositionedStream;
 import dev.lanes.messaging.DomainEvent;
 import dev.lanes.messaging.DomainEventStream;
 import java.time.Duration;
@@ -60,13 +61,18 @@ import reactor.test.StepVerifier;
  * <p>Every test works on fresh random aggregate ids, so the store may be shared between tests (one database for the
  * whole suite). Payloads are the public records nested here ({@link Opened}, {@link Deposited}, {@link Withdrawn}):
  * plain records of strings, longs, ints and booleans that a serializing store must round-trip to equal values. A
- * stream's {@code createdAt} is truncated to milliseconds and must come back equal.
+ * stream's {@code createdAt} is truncated to milliseconds and must come back equal. The {@code readAll} tests read the
+ * whole store after its last position, keeping their own aggregates: every stream a shared store holds must be
+ * readable by this JVM (keep tests that store unreadable payloads in a store of their own).
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 public abstract class EventStoreContract {
 
     /** The aggregate type of the contract's streams. */
     protected static final NamedAggregate ACCOUNT = NamedAggregate.of("contract", "account");
+
+    /** A second aggregate type, for reads of some types only. */
+    protected static final NamedAggregate CARD = NamedAggregate.of("contract", "card");
 
     /** Opens an account. */
     public record Opened(String owner, int tier, boolean vip) {}
@@ -1006,6 +1012,203 @@ public abstract class EventStoreContract {
                     .thenRequest(2)
                     .expectNext(4, 5)
                     .thenCancel()
+                    .verify(timeout());
+        }
+    }
+
+    @Nested
+    @DisplayName("Reading all streams in position order")
+    public class ReadingAll {
+        private static final int WRITERS = 8;
+        private static final int VERSIONS_PER_WRITER = 40;
+
+        /**
+         * A position at or before the store's last readable stream (0 when it is empty): the contract may share its
+         * store, so it reads from here and keeps only its own aggregates. Found by doubling, then halving.
+         */
+        private long tail() {
+            long low = 0;
+            long high = 1;
+            while (hasStreamFrom(high)) {
+                low = high;
+                high *= 2;
+            }
+            while (high - low > 1) {
+                long middle = low + (high - low) / 2;
+                if (hasStreamFrom(middle)) {
+                    low = middle;
+                } else {
+                    high = middle;
+                }
+            }
+            return low;
+        }
+
+        private boolean hasStreamFrom(long position) {
+            return Boolean.TRUE.equals(store.readAll(position, 1).hasElements().block(timeout()));
+        }
+
+        private List<PositionedStream> page(long from, int limit) {
+            return present(store.readAll(from, limit).collectList().block(timeout()), "page from " + from);
+        }
+
+        /** Every stream readable from {@code from}, in pages of {@code limit}, of the given aggregates only. */
+        private List<PositionedStream> readAllOf(long from, int limit, Set<AggregateId> aggregates) {
+            List<PositionedStream> read = new ArrayList<>();
+            long next = from;
+            for (List<PositionedStream> page = page(next, limit); !page.isEmpty(); page = page(next, limit)) {
+                next = page.get(page.size() - 1).position() + 1;
+                page.stream()
+                        .filter(positioned -> aggregates.contains(positioned.aggregateId()))
+                        .forEach(read::add);
+            }
+            return read;
+        }
+
+        private static List<DomainEventStream> streamsOf(List<PositionedStream> read) {
+            return read.stream().map(PositionedStream::stream).toList();
+        }
+
+        private static void assertIncreasing(List<PositionedStream> read) {
+            for (int i = 1; i < read.size(); i++) {
+                assertThat(read.get(i).position())
+                        .as("position of %s after %s", read.get(i), read.get(i - 1))
+                        .isGreaterThan(read.get(i - 1).position());
+            }
+        }
+
+        @Test
+        void streamsComeBackInTheOrderTheyWereAppendedWithIncreasingPositionsAcrossPages() {
+            long from = tail();
+            AggregateId first = newAggregateId();
+            AggregateId second = newAggregateId();
+            List<DomainEventStream> appended = List.of(
+                    stream(first, 1, new Opened("ann", 1, false)),
+                    stream(second, 1, new Opened("bob", 2, true)),
+                    stream(first, 2, new Deposited(10), new Withdrawn(3, "fee")),
+                    stream(second, 2, new Withdrawn(5, "atm")),
+                    stream(first, 3, new Deposited(7)));
+            appended.forEach(EventStoreContract.this::append);
+
+            List<PositionedStream> read = readAllOf(from, 2, Set.of(first, second));
+
+            assertIncreasing(read);
+            assertThat(read)
+                    .allSatisfy(
+                            positioned -> assertThat(positioned.position()).isGreaterThanOrEqualTo(Math.max(1, from)));
+            assertSameStreams(streamsOf(read), appended);
+        }
+
+        @Test
+        void aPageHoldsAtMostItsLimitAndAPageFromBeyondTheLastPositionIsEmpty() {
+            AggregateId id = newAggregateId();
+            appendVersions(id, 3);
+            long last = tail();
+
+            assertThat(page(0, 2)).hasSizeLessThanOrEqualTo(2);
+            assertThat(page(last, 10)).as("from the last position").hasSize(1);
+            assertThat(page(last, 10).get(0).stream().aggregateId()).isEqualTo(id);
+            assertThat(page(last + 1, 10)).as("beyond the last position").isEmpty();
+        }
+
+        @Test
+        void aFollowerReadingWhileWritersAppendSeesEveryStreamOnceInPositionOrder() throws InterruptedException {
+            long from = tail();
+            List<AggregateId> ids =
+                    IntStream.range(0, WRITERS).mapToObj(i -> newAggregateId()).toList();
+            Set<AggregateId> mine = Set.copyOf(ids);
+            int expected = WRITERS * VERSIONS_PER_WRITER;
+            List<List<PositionedStream>> results = runConcurrently(WRITERS + 1, task -> () -> {
+                if (task == WRITERS) {
+                    return follow(from, mine, expected);
+                }
+                appendVersions(ids.get(task), VERSIONS_PER_WRITER);
+                return List.<PositionedStream>of();
+            });
+            List<PositionedStream> followed = results.get(WRITERS);
+
+            assertIncreasing(followed);
+            assertThat(followed).as("streams followed").hasSize(expected);
+            assertThat(followed.stream().map(PositionedStream::position).collect(Collectors.toSet()))
+                    .as("no position twice")
+                    .hasSize(expected);
+            for (AggregateId id : ids) {
+                assertThat(followed.stream()
+                                .filter(positioned -> positioned.aggregateId().equals(id))
+                                .map(PositionedStream::version)
+                                .toList())
+                        .as("versions of %s in position order", id)
+                        .containsExactlyElementsOf(versionsFromTo(1, VERSIONS_PER_WRITER));
+            }
+            assertThat(readAllOf(from, 64, mine))
+                    .as("a second reader after the writers ended reads the same")
+                    .containsExactlyElementsOf(followed);
+        }
+
+        /** Reads on after the last position read, as a tracking processor does, until {@code expected} are seen. */
+        private List<PositionedStream> follow(long from, Set<AggregateId> aggregates, int expected) {
+            List<PositionedStream> followed = new ArrayList<>();
+            long next = from;
+            long deadline = System.nanoTime() + concurrentScenarioTimeout().toNanos();
+            while (followed.size() < expected && System.nanoTime() < deadline) {
+                List<PositionedStream> page = page(next, 16);
+                if (page.isEmpty()) {
+                    Thread.yield(); // nothing readable yet: the writers are still appending
+                    continue;
+                }
+                next = page.get(page.size() - 1).position() + 1;
+                page.stream()
+                        .filter(positioned -> aggregates.contains(positioned.aggregateId()))
+                        .forEach(followed::add);
+            }
+            return followed;
+        }
+
+        @Test
+        void aReadOfSomeTypesReturnsOnlyTheirStreamsAndCountsOnlyThemAgainstTheLimit() {
+            long from = tail() + 1; // after every stream stored before: the limit then counts this test's only
+            AggregateId account = newAggregateId();
+            AggregateId card = AggregateId.of(CARD, "card-" + UUID.randomUUID());
+            append(stream(card, 1, new Opened("card", 1, false)));
+            append(stream(account, 1, new Opened("ann", 1, false)));
+            append(stream(card, 2, new Deposited(1)));
+            append(stream(account, 2, new Deposited(2)));
+
+            List<PositionedStream> accounts = present(
+                    store.readAll(from, 2, Set.of(ACCOUNT.materialize()))
+                            .collectList()
+                            .block(timeout()),
+                    "page");
+            List<PositionedStream> cards = present(
+                    store.readAll(from, 100, Set.of(CARD.materialize()))
+                            .collectList()
+                            .block(timeout()),
+                    "page");
+
+            assertThat(accounts)
+                    .extracting(positioned -> positioned.aggregateId() + " v" + positioned.version())
+                    .containsExactly(account + " v1", account + " v2");
+            assertThat(cards)
+                    .extracting(positioned -> positioned.aggregateId() + " v" + positioned.version())
+                    .containsExactly(card + " v1", card + " v2");
+            StepVerifier.create(store.readAll(0, 10, Set.of()))
+                    .expectError(IllegalArgumentException.class)
+                    .verify(timeout());
+        }
+
+        @Test
+        void badArgumentsAreErrorSignalsNamingTheValue() {
+            StepVerifier.create(store.readAll(-1, 10))
+                    .expectErrorSatisfies(error -> assertThat(error)
+                            .isInstanceOf(IllegalArgumentException.class)
+                            .hasMessageContaining("fromPosition")
+                            .hasMessageContaining("-1"))
+                    .verify(timeout());
+            StepVerifier.create(store.readAll(0, 0))
+                    .expectErrorSatisfies(error -> assertThat(error)
+                            .isInstanceOf(IllegalArgumentException.class)
+                            .hasMessageContaining("limit")
+                            .hasMessageContaining("0"))
                     .verify(timeout());
         }
     }

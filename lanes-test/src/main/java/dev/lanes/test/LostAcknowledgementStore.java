@@ -1,9 +1,12 @@
 package dev.lanes.test;
 
 import dev.lanes.api.AggregateId;
+import dev.lanes.api.MaterializedNamedAggregate;
 import dev.lanes.eventsourcing.EventStore;
+import dev.lanes.eventsourcing.PositionedStream;
 import dev.lanes.messaging.DomainEventStream;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import reactor.core.publisher.Flux;
@@ -42,6 +45,16 @@ public final class LostAcknowledgementStore implements EventStore {
     @Override
     public Flux<DomainEventStream> load(AggregateId aggregateId, int fromVersion, int toVersion) {
         return delegate.load(aggregateId, fromVersion, toVersion);
+    }
+
+    @Override
+    public Flux<PositionedStream> readAll(long fromPosition, int limit) {
+        return delegate.readAll(fromPosition, limit);
+    }
+
+    @Override
+    public Flux<PositionedStream> readAll(long fromPosition, int limit, Set<MaterializedNamedAggregate> types) {
+        return delegate.readAll(fromPosition, limit, types);
     }
 
     @Override

@@ -1,0 +1,484 @@
+package dev.lanes.processing;
+
+import dev.lanes.api.MaterializedNamedAggregate;
+import dev.lanes.dispatch.AggregateDispatcher;
+import dev.lanes.dispatch.DispatcherMetrics;
+import dev.lanes.dispatch.LaneSettings;
+import dev.lanes.dispatch.MessageExchange;
+import dev.lanes.dispatch.ParkingLot;
+import dev.lanes.dispatch.ParkingLots;
+import dev.lanes.eventsourcing.CheckpointStore;
+import dev.lanes.eventsourcing.EventStore;
+import dev.lanes.eventsourcing.PositionedStream;
+import dev.lanes.internal.Require;
+import dev.lanes.internal.route.BacklogRoute;
+import dev.lanes.internal.route.LocalExchange;
+import dev.lanes.lifecycle.RuntimeComponent;
+import dev.lanes.lifecycle.RuntimeContext;
+import dev.lanes.messaging.DomainEventStream;
+import dev.lanes.scheduler.AggregateSchedulerSupplier;
+import dev.lanes.scheduler.AggregateSchedulers;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * An event processor fed from the event store instead of the bus: it reads the store's global order ({@link
+ * EventStore#readAll}) from its checkpoint, catches up, then follows new appends by polling. Use it to add a
+ * projection to a running system, or to rebuild one ({@link #reset()}).
+ *
+ * <p><b>Reading.</b> It reads only the streams of the processor's aggregate types ({@link EventStore#readAll(long, int,
+ * java.util.Set)}), so streams of other types, even ones this application cannot decode, never hold it up. A stream
+ * of its own types that the store cannot read (an event class that no longer exists) stops it at that position: the
+ * read fails, is logged and retried every poll interval until the type is readable again (register an upcaster).
+ *
+ * <p><b>Order.</b> Streams go to the processor's lanes (one {@link AggregateDispatcher} per aggregate type, as on the
+ * bus) in position order, so an aggregate's streams are handled one at a time in version order, while catching up as
+ * while following; different aggregates run concurrently.
+ *
+ * <p><b>Checkpoint.</b> A stream is settled when its lane handled or parked it. The checkpoint is the highest position
+ * up to which every stream read is settled (contiguous, as Kafka commits offsets), saved every {@link
+ * TrackingSettings#checkpointInterval()} and after a graceful stop. A restart reads on after it: what was settled after
+ * the last save, or was in flight at a force stop or a crash, is handled again (at least once). At most {@link
+ * TrackingSettings#maxInFlight()} streams are read and not yet settled.
+ *
+ * <p><b>Claim.</b> Before it reads, the processor claims its name in the {@link CheckpointStore} for {@link
+ * TrackingSettings#lease()} and renews the claim every third of it; another instance with the same name waits as a
+ * standby, retrying every {@link TrackingSettings#pollInterval()}, and takes over once the claim is released (a
+ * graceful stop) or expired (a crash). An instance that finds its claim lost (it could not renew in time) stops reading
+ * for good and logs a warning; what it had read still settles, but its checkpoint is no longer saved.
+ *
+ * <p><b>Threads.</b> One loop reads, offers to the lanes and saves, one step at a time, on the {@code timer}
+ * scheduler; handlers run on the lanes' schedulers. A failed read or save is logged and retried after the poll
+ * interval. Sagas are not supported (their commands must not be sent again on a rebuild).
+ */
+public final class TrackingProcessor implements RuntimeComponent {
+    private static final Logger log = LoggerFactory.getLogger(TrackingProcessor.class);
+
+    /** How long the loop waits when {@link TrackingSettings#maxInFlight()} streams are unsettled. */
+    static final Duration FULL_BACKOFF = Duration.ofMillis(2);
+
+    private final EventProcessor processor;
+    private final EventStore store;
+    private final CheckpointStore checkpoints;
+    private final TrackingSettings settings;
+    private final String owner;
+    private final Scheduler timer;
+    private final Supplier<Mono<Void>> onReset;
+    private final Map<MaterializedNamedAggregate, BacklogRoute<MessageExchange<Object>>> routes;
+    private final RuntimeComponent group;
+    private final TrackingLifecycle lifecycle;
+
+    // read and written by the loop only, one step at a time
+    private SettledPositions positions = new SettledPositions(0);
+    private long next;
+    private volatile boolean claimed;
+    private long renewedAt;
+    private long savedAt;
+
+    private final AtomicReference<Sinks.@Nullable Empty<Void>> pendingReset = new AtomicReference<>();
+    private volatile boolean reading;
+    private volatile long saved = -1;
+    private volatile @Nullable Disposable loop;
+    private volatile RuntimeContext context = RuntimeContext.standalone();
+
+    private TrackingProcessor(Builder builder, AggregateSchedulerSupplier schedulers) {
+        this.processor = builder.processor;
+        this.store = builder.store;
+        this.checkpoints = builder.checkpoints;
+        this.settings = builder.settings;
+        this.owner = builder.owner;
+        this.timer = builder.timer;
+        this.onReset = builder.onReset;
+        this.lifecycle = new TrackingLifecycle(name());
+        Map<MaterializedNamedAggregate, BacklogRoute<MessageExchange<Object>>> byType = new HashMap<>();
+        AggregateSchedulerSupplier borrowed = AggregateSchedulers.borrowed(schedulers);
+        List<AggregateDispatcher<Object>> dispatchers = processor.aggregateTypes().stream()
+                .map(type -> dispatcher(builder, type, borrowed, byType))
+                .toList();
+        this.routes = Map.copyOf(byType);
+        this.group = RuntimeComponent.group(name(), dispatchers, schedulers);
+    }
+
+    private AggregateDispatcher<Object> dispatcher(
+            Builder builder,
+            MaterializedNamedAggregate type,
+            AggregateSchedulerSupplier borrowed,
+            Map<MaterializedNamedAggregate, BacklogRoute<MessageExchange<Object>>> byType) {
+        BacklogRoute<MessageExchange<Object>> route = new BacklogRoute<>(null, held -> {});
+        byType.put(type, route);
+        return AggregateDispatcher.<Object>builder(name(), type)
+                .source(route.flux())
+                .handler(exchange -> processor.handleMessage(exchange.message()))
+                .schedulers(borrowed)
+                .settings(builder.laneSettings)
+                .parkingLot(builder.parkingLot)
+                .metrics(builder.metrics)
+                .build();
+    }
+
+    /**
+     * A tracking processor for {@code processor} (a projection or handler; not a saga), reading {@code store} and
+     * keeping its checkpoint and claim in {@code checkpoints} under the processor's name.
+     */
+    public static Builder builder(EventProcessor processor, EventStore store, CheckpointStore checkpoints) {
+        return new Builder(processor, store, checkpoints);
+    }
+
+    @Override
+    public String name() {
+        return "Tracking-" + processor.name();
+    }
+
+    /** The last checkpoint this instance saved, or -1 before its first save. */
+    public long savedCheckpoint() {
+        return saved;
+    }
+
+    /** Whether this instance holds the claim and reads (false for a standby, and after a stop or a lost claim). */
+    public boolean isReading() {
+        return reading && claimed;
+    }
+
+    @Override
+    public Mono<Void> prepare(RuntimeContext context) {
+        return Mono.defer(() -> {
+            lifecycle.prepared();
+            this.context = context;
+            context.whenStopping(this::stopReading);
+            return group.prepare(context);
+        });
+    }
+
+    @Override
+    public void start() {
+        lifecycle.started();
+        group.start();
+        reading = true;
+        loop = Mono.defer(this::step)
+                .onErrorResume(this::stepFailed)
+                .flatMap(delay -> Mono.delay(delay, timer))
+                .repeat(() -> reading)
+                .subscribe(null, this::loopFailed);
+    }
+
+    /**
+     * Rebuilds from position 0: once every stream read so far is settled, runs the {@code onReset} action of the
+     * builder (clear the projection there), saves checkpoint 0 and reads again from the start. Completes when reading
+     * starts over; errors with {@link IllegalStateException} when the processor is not running, or stops first. A
+     * reset asked for while one is pending joins it.
+     */
+    public Mono<Void> reset() {
+        return Mono.defer(() -> {
+            lifecycle.requireRunning("reset");
+            Sinks.Empty<Void> done = Sinks.empty();
+            Sinks.Empty<Void> pending = pendingReset.compareAndExchange(null, done);
+            return (pending != null ? pending : done).asMono();
+        });
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // the loop: one step at a time; each returns how long to wait before the next
+
+    private Mono<Duration> step() {
+        if (!claimed) {
+            return claimAndLoad();
+        }
+        return renewIfDue().then(Mono.defer(() -> {
+            if (!claimed) {
+                return Mono.just(settings.pollInterval());
+            }
+            Sinks.Empty<Void> reset = pendingReset.get();
+            Mono<Duration> work = reset != null ? resetWhenSettled(reset) : readPage();
+            return work.flatMap(delay -> saveIfDue().thenReturn(delay));
+        }));
+    }
+
+    private Mono<Duration> claimAndLoad() {
+        return checkpoints.claim(processor.name(), owner, settings.lease()).flatMap(won -> {
+            if (!won) {
+                return Mono.just(settings.pollInterval());
+            }
+            return checkpoints.load(processor.name()).map(checkpoint -> {
+                restartFrom(checkpoint);
+                claimed = true;
+                renewedAt = now();
+                log.info("{} claimed by {} from checkpoint {}", name(), owner, checkpoint);
+                return Duration.ZERO;
+            });
+        });
+    }
+
+    private void restartFrom(long checkpoint) {
+        positions = new SettledPositions(checkpoint);
+        next = checkpoint + 1;
+        saved = checkpoint;
+    }
+
+    private Mono<Void> renewIfDue() {
+        long now = now();
+        if (now - renewedAt < settings.lease().toMillis() / 3) {
+            return Mono.empty();
+        }
+        return checkpoints
+                .claim(processor.name(), owner, settings.lease())
+                .doOnNext(held -> {
+                    if (held) {
+                        renewedAt = now;
+                    } else {
+                        lost();
+                    }
+                })
+                .then();
+    }
+
+    private Mono<Duration> readPage() {
+        int room = settings.maxInFlight() - positions.inFlight();
+        if (room < 1) {
+            return Mono.just(FULL_BACKOFF);
+        }
+        int limit = Math.min(settings.pageSize(), room);
+        return store.readAll(next, limit, routes.keySet()).collectList().map(page -> {
+            page.forEach(this::offer);
+            return page.size() == limit ? Duration.ZERO : settings.pollInterval();
+        });
+    }
+
+    private void offer(PositionedStream positioned) {
+        long position = positioned.position();
+        BacklogRoute<MessageExchange<Object>> route =
+                routes.get(positioned.aggregateId().materialize());
+        SettledPositions tracker = positions;
+        tracker.offered(position, route != null);
+        next = position + 1;
+        if (route != null && !route.offer(exchange(positioned, tracker))) {
+            stopReading(); // the lanes stopped taking: the position stays unsettled, read again on the next start
+        }
+    }
+
+    private MessageExchange<Object> exchange(PositionedStream positioned, SettledPositions tracker) {
+        DomainEventStream stream = positioned.stream();
+        long position = positioned.position();
+        return new LocalExchange<>(
+                stream,
+                stream.aggregateId(),
+                () -> tracker.settled(position),
+                reason -> log.debug("{} not handled: position {} ({})", name(), position, reason.toString()));
+    }
+
+    private Mono<Duration> resetWhenSettled(Sinks.Empty<Void> reset) {
+        if (positions.inFlight() > 0) {
+            return Mono.just(FULL_BACKOFF);
+        }
+        return Mono.defer(onReset)
+                .then(checkpoints.save(processor.name(), owner, 0))
+                .map(stored -> {
+                    if (!stored) {
+                        lost();
+                        return settings.pollInterval();
+                    }
+                    restartFrom(0);
+                    pendingReset.set(null);
+                    reset.tryEmitEmpty();
+                    log.info("{} reset: reading again from position 0", name());
+                    return Duration.ZERO;
+                });
+    }
+
+    private Mono<Void> saveIfDue() {
+        long now = now();
+        long checkpoint = positions.checkpoint();
+        if (checkpoint == saved || now - savedAt < settings.checkpointInterval().toMillis()) {
+            return Mono.empty();
+        }
+        return save(checkpoint).doOnSuccess(ignored -> savedAt = now);
+    }
+
+    private Mono<Void> save(long checkpoint) {
+        return checkpoints
+                .save(processor.name(), owner, checkpoint)
+                .doOnNext(stored -> {
+                    if (stored) {
+                        saved = checkpoint;
+                    } else {
+                        lost();
+                    }
+                })
+                .then();
+    }
+
+    private void lost() {
+        claimed = false;
+        stopReading();
+        log.warn(
+                "{} lost its claim (owner {}) at checkpoint {}: another instance took over; this one reads no more",
+                name(),
+                owner,
+                saved);
+    }
+
+    private Mono<Duration> stepFailed(Throwable error) {
+        log.warn(
+                "{} (owner {}) failed reading or saving from position {}: {}; trying again in {}",
+                name(),
+                owner,
+                next,
+                error.toString(),
+                settings.pollInterval());
+        return Mono.just(settings.pollInterval());
+    }
+
+    /** A defect (the loop itself threw): reported to the runtime, which stops. Store failures never get here. */
+    private void loopFailed(Throwable error) {
+        stopReading();
+        context.reportFailure(new IllegalStateException(
+                name() + " (owner " + owner + ") stopped reading at position " + next + ": " + error, error));
+    }
+
+    private long now() {
+        return timer.now(TimeUnit.MILLISECONDS);
+    }
+
+    private void stopReading() {
+        reading = false;
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // stopping
+
+    @Override
+    public void quiesce() {
+        stopReading();
+        group.quiesce();
+    }
+
+    /** Stops reading, drains the lanes, then saves the checkpoint they reached and releases the claim. */
+    @Override
+    public Mono<Void> stopGracefully() {
+        return lifecycle.stop(() -> {
+            stopLoop();
+            return group.stopGracefully().then(Mono.defer(this::finalSave));
+        });
+    }
+
+    private void stopLoop() {
+        stopReading();
+        Disposable current = loop;
+        if (current != null) {
+            current.dispose();
+        }
+        Sinks.Empty<Void> reset = pendingReset.getAndSet(null);
+        if (reset != null) {
+            reset.tryEmitError(new IllegalStateException(name() + " stopped before its reset began"));
+        }
+    }
+
+    private Mono<Void> finalSave() {
+        if (!claimed) {
+            return Mono.empty();
+        }
+        return save(positions.checkpoint()).then(checkpoints.release(processor.name(), owner));
+    }
+
+    /** Stops reading and forces the lanes; the checkpoint stays at its last save (what follows is read again). */
+    @Override
+    public void forceStop() {
+        stopLoop();
+        group.forceStop();
+    }
+
+    @Override
+    public String toString() {
+        return "TrackingProcessor[" + processor.name() + ", owner " + owner + ", saved " + saved + "]";
+    }
+
+    /** Configures a {@link TrackingProcessor}. */
+    public static final class Builder {
+        private final EventProcessor processor;
+        private final EventStore store;
+        private final CheckpointStore checkpoints;
+        private TrackingSettings settings = TrackingSettings.DEFAULT;
+        private LaneSettings laneSettings = LaneSettings.DEFAULT;
+        private @Nullable AggregateSchedulerSupplier schedulers;
+        private ParkingLot parkingLot = ParkingLots.inMemory();
+        private DispatcherMetrics metrics = DispatcherMetrics.NONE;
+        private String owner = UUID.randomUUID().toString();
+        private Scheduler timer = Schedulers.parallel();
+        private Supplier<Mono<Void>> onReset = Mono::empty;
+
+        private Builder(EventProcessor processor, EventStore store, CheckpointStore checkpoints) {
+            this.processor = Objects.requireNonNull(processor, "processor");
+            if (processor.kind() == ProcessorKind.SAGA) {
+                throw new IllegalArgumentException("A saga cannot track the store (its commands would be sent again on"
+                        + " a rebuild): " + processor);
+            }
+            this.store = Objects.requireNonNull(store, "store");
+            this.checkpoints = Objects.requireNonNull(checkpoints, "checkpoints");
+        }
+
+        public Builder settings(TrackingSettings settings) {
+            this.settings = Objects.requireNonNull(settings, "settings");
+            return this;
+        }
+
+        public Builder laneSettings(LaneSettings laneSettings) {
+            this.laneSettings = Objects.requireNonNull(laneSettings, "laneSettings");
+            return this;
+        }
+
+        /** The lanes' schedulers, owned: stopped after the lanes drained. Default {@code perType("Tracking-<name>")}. */
+        public Builder schedulers(AggregateSchedulerSupplier schedulers) {
+            this.schedulers = Objects.requireNonNull(schedulers, "schedulers");
+            return this;
+        }
+
+        /** Where streams whose retries ran out are parked (they count as settled). */
+        public Builder parkingLot(ParkingLot parkingLot) {
+            this.parkingLot = Objects.requireNonNull(parkingLot, "parkingLot");
+            return this;
+        }
+
+        public Builder metrics(DispatcherMetrics metrics) {
+            this.metrics = Objects.requireNonNull(metrics, "metrics");
+            return this;
+        }
+
+        /** This instance's name in claims; unique per running instance. Default: a random UUID. */
+        public Builder owner(String owner) {
+            this.owner = Require.notBlank(owner, "owner");
+            return this;
+        }
+
+        /** Where the reading loop runs and waits. Default: Reactor's parallel scheduler. */
+        public Builder timer(Scheduler timer) {
+            this.timer = Objects.requireNonNull(timer, "timer");
+            return this;
+        }
+
+        /** What {@link TrackingProcessor#reset()} runs before reading from 0: clear the projection there. */
+        public Builder onReset(Supplier<Mono<Void>> onReset) {
+            this.onReset = Objects.requireNonNull(onReset, "onReset");
+            return this;
+        }
+
+        public TrackingProcessor build() {
+            AggregateSchedulerSupplier owned = schedulers;
+            return new TrackingProcessor(
+                    this, owned != null ? owned : AggregateSchedulers.perType("Tracking-" + processor.name()));
+        }
+    }
+}

@@ -1,0 +1,59 @@
+package dev.lanes.test.tracking;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.lanes.Lanes;
+import dev.lanes.command.WaitStage;
+import dev.lanes.eventsourcing.CheckpointStore;
+import dev.lanes.eventsourcing.CheckpointStores;
+import dev.lanes.eventsourcing.EventStore;
+import dev.lanes.eventsourcing.EventStores;
+import dev.lanes.examples.bank.AccountCommand.Deposit;
+import dev.lanes.examples.bank.AccountCommand.OpenAccount;
+import dev.lanes.examples.bank.BalanceProjection;
+import dev.lanes.examples.bank.Bank;
+import dev.lanes.processing.TrackingProcessor;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** The README's "Adding a projection to a running system", compiled and run as written there. */
+class ReadmeTrackingTest {
+
+    @Test
+    void aProjectionAddedLaterCatchesUpFromTheStoreAndFollowsNewCommands() {
+        EventStore store = EventStores.inMemory();
+        try (Lanes before = Lanes.builder()
+                .aggregate(Bank.definition())
+                .eventStore(store)
+                .build()
+                .start()) {
+            before.gateway()
+                    .send(Bank.account("acc-1"), new OpenAccount("ada"), WaitStage.PROCESSED)
+                    .block();
+            before.gateway()
+                    .send(Bank.account("acc-1"), new Deposit(100), WaitStage.PROCESSED)
+                    .block();
+        }
+        // --- README snippet: from here
+        CheckpointStore checkpoints = CheckpointStores.inMemory(); // or store.checkpointStore() on PostgreSQL
+        BalanceProjection balances = new BalanceProjection(); // new: it has never seen an event
+        try (Lanes lanes = Lanes.builder()
+                .aggregate(Bank.definition())
+                .eventStore(store) // the store the service has been writing all along
+                .trackingProcessor(events -> TrackingProcessor.builder(balances.processor(), events, checkpoints)
+                        .build()) // reads from its checkpoint (0: from the start), then follows
+                .build()
+                .start()) {
+            lanes.gateway()
+                    .send(Bank.account("acc-1"), new Deposit(50), WaitStage.PROCESSED)
+                    .block();
+            // --- README snippet: to here (and the closing brace); the assertions are the test's
+            await().atMost(Duration.ofSeconds(30))
+                    .untilAsserted(() -> assertThat(balances.rows().get("acc-1"))
+                            .isNotNull()
+                            .satisfies(row -> assertThat(row.balance()).isEqualTo(150)));
+        }
+        assertThat(checkpoints.load(BalanceProjection.NAME).block()).isEqualTo(3L);
+    }
+}
