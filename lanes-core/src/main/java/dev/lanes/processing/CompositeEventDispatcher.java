@@ -16,6 +16,7 @@ import dev.lanes.lifecycle.RuntimeComponent;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.scheduler.AggregateSchedulerSupplier;
 import dev.lanes.scheduler.AggregateSchedulers;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,6 +24,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -43,6 +45,8 @@ public final class CompositeEventDispatcher implements GroupedComponent {
     private final List<ProcessorDispatcher> children;
     private final Map<String, EventProcessor> processors;
     private final ParkingLot parkingLot;
+    private final DeadLetterQueue deadLetterQueue;
+    private final DeadLetters deadLetters;
     private final RuntimeComponent group;
 
     private CompositeEventDispatcher(Builder builder) {
@@ -51,6 +55,7 @@ public final class CompositeEventDispatcher implements GroupedComponent {
                 ? builder.schedulers
                 : AggregateSchedulers.perType(name, builder.schedulerParallelism);
         this.parkingLot = builder.parkingLot;
+        this.deadLetterQueue = builder.deadLetterQueue;
         AggregateSchedulerSupplier borrowed = AggregateSchedulers.borrowed(schedulers);
         this.processors = new LinkedHashMap<>();
         this.children = new ArrayList<>();
@@ -62,9 +67,11 @@ public final class CompositeEventDispatcher implements GroupedComponent {
                     borrowed,
                     builder.settings,
                     parkingLot,
+                    deadLetterQueue,
                     builder.metrics,
                     projectionListener(processor, builder.results)));
         }
+        this.deadLetters = new LaneDeadLetters(name, deadLetterQueue, children);
         this.group = RuntimeComponent.group(name, children, schedulers);
     }
 
@@ -105,15 +112,27 @@ public final class CompositeEventDispatcher implements GroupedComponent {
                 .collect(Collectors.toUnmodifiableList());
     }
 
-    /** The parked events, oldest first, when the parking lot keeps them (the default in-memory one does). */
+    /**
+     * The parked sequences of this event side: list, retry and skip them per processor and aggregate. Retries and skips
+     * run in the lanes, ordered with the streams.
+     */
+    public DeadLetters deadLetters() {
+        return deadLetters;
+    }
+
+    /**
+     * What the parking lot keeps, oldest first, when it keeps anything (the default in-memory one does): saga replies
+     * whose retries ran out, and streams the dead-letter queue could not store. Parked streams are in {@link
+     * #deadLetters()}.
+     */
     public List<ParkedMessage> parked() {
         return parkingLot instanceof RetainingParkingLot retaining ? retaining.entries() : List.of();
     }
 
     /**
-     * Runs a parked stream (or saga reply) through its processor again, outside the lanes (its aggregate's later
-     * streams may already have been handled). Completes {@code true} when handled, {@code false} when it failed again
-     * (and was parked again).
+     * Runs an entry of the parking lot (a saga reply, or a stream the dead-letter queue could not store) through its
+     * processor again, outside the lanes. Completes {@code true} when handled, {@code false} when it failed again (and
+     * was parked again). Parked sequences are retried in order with {@link #deadLetters()} instead.
      *
      * @throws IllegalArgumentException if the entry is not a message of one of this dispatcher's processors
      */
@@ -127,27 +146,30 @@ public final class CompositeEventDispatcher implements GroupedComponent {
         }
         return processor.handleMessage(message).thenReturn(true).onErrorResume(error -> {
             parkingLot.park(new ParkedMessage(
-                    parked.dispatcher(),
-                    parked.aggregateId(),
-                    message,
-                    error,
-                    parked.attempts() + 1,
-                    java.time.Instant.now()));
+                    parked.dispatcher(), parked.aggregateId(), message, error, parked.attempts() + 1, Instant.now()));
             return Mono.just(false);
         });
     }
 
-    /** Replays and removes every parked entry of a parking lot that keeps them; completes with how many succeeded. */
+    /**
+     * Retries every parked sequence, in order through the lanes, then replays and removes every entry of a parking lot
+     * that keeps them; completes with how many messages were handled.
+     */
     public Mono<Integer> replayParked() {
+        Mono<Integer> sequences = deadLetters
+                .sequences()
+                .flatMapMany(Flux::fromIterable)
+                .concatMap(sequence -> deadLetters.retry(sequence.processor(), sequence.aggregateId()))
+                .map(RetryOutcome::delivered)
+                .reduce(0, Integer::sum);
         if (!(parkingLot instanceof RetainingParkingLot retaining)) {
-            return Mono.error(new IllegalStateException(
-                    name + " parks into " + parkingLot + "; replay its entries with replay(entry)"));
+            return sequences;
         }
-        return reactor.core.publisher.Flux.fromIterable(retaining.takeAll())
+        return sequences.flatMap(delivered -> Flux.defer(() -> Flux.fromIterable(retaining.takeAll()))
                 .concatMap(this::replay)
                 .filter(Boolean::booleanValue)
                 .count()
-                .map(Long::intValue);
+                .map(replayed -> delivered + replayed.intValue()));
     }
 
     @Override
@@ -164,6 +186,7 @@ public final class CompositeEventDispatcher implements GroupedComponent {
         private int schedulerParallelism = reactor.core.scheduler.Schedulers.DEFAULT_POOL_SIZE;
         private LaneSettings settings = LaneSettings.DEFAULT;
         private ParkingLot parkingLot = ParkingLots.inMemory();
+        private DeadLetterQueue deadLetterQueue = DeadLetterQueues.inMemory();
         private DispatcherMetrics metrics = DispatcherMetrics.NONE;
         private @Nullable CommandResults results;
 
@@ -202,8 +225,22 @@ public final class CompositeEventDispatcher implements GroupedComponent {
             return this;
         }
 
+        /**
+         * Where saga replies go whose retries ran out, and streams the dead-letter queue could not store; a new {@link
+         * ParkingLots#inMemory()} unless set.
+         */
         public Builder parkingLot(ParkingLot parkingLot) {
             this.parkingLot = Objects.requireNonNull(parkingLot, "parkingLot");
+            return this;
+        }
+
+        /**
+         * Where streams go whose retries ran out, in sequences that hold their aggregate's later streams for that
+         * processor; a new {@link DeadLetterQueues#inMemory()} unless set ({@code PostgresDeadLetterQueue} keeps them
+         * across restarts).
+         */
+        public Builder deadLetterQueue(DeadLetterQueue deadLetterQueue) {
+            this.deadLetterQueue = Objects.requireNonNull(deadLetterQueue, "deadLetterQueue");
             return this;
         }
 
