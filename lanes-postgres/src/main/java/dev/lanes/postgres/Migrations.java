@@ -44,7 +44,9 @@ public final class Migrations {
     /** One script: its version, description and resource name. */
     record Migration(int version, String description, String resource) {}
 
-    static final List<Migration> ALL = List.of(new Migration(1, "event_store", "V1__event_store.sql"));
+    static final List<Migration> ALL = List.of(
+            new Migration(1, "event_store", "V1__event_store.sql"),
+            new Migration(2, "dead_letters", "V2__dead_letters.sql"));
 
     private Migrations() {}
 

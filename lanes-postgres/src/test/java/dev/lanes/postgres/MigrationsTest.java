@@ -45,19 +45,24 @@ class MigrationsTest {
         try (HikariDataSource pool = pool(TestDatabase.createDatabase())) {
             assertThat(Migrations.apply(pool))
                     .isEqualTo(Migrations.latestVersion())
-                    .isEqualTo(1);
-            assertThat(Migrations.apply(pool)).isEqualTo(1);
+                    .isEqualTo(2);
+            assertThat(Migrations.apply(pool)).isEqualTo(2);
             try (PostgresEventStore store = new PostgresEventStore(pool)) {
-                assertThat(store.migrate()).isEqualTo(1);
+                assertThat(store.migrate()).isEqualTo(2);
             }
 
-            assertThat(query(pool, "SELECT version || ':' || description FROM lanes_schema_version"))
-                    .containsExactly("1:event_store");
+            assertThat(query(pool, "SELECT version || ':' || description FROM lanes_schema_version ORDER BY version"))
+                    .containsExactly("1:event_store", "2:dead_letters");
             assertThat(query(
                             pool,
                             "SELECT table_name FROM information_schema.tables WHERE table_name LIKE 'lanes%'"
                                     + " ORDER BY table_name"))
-                    .containsExactly("lanes_event_streams", "lanes_schema_version", "lanes_snapshots");
+                    .containsExactly(
+                            "lanes_dead_letter_retries",
+                            "lanes_dead_letters",
+                            "lanes_event_streams",
+                            "lanes_schema_version",
+                            "lanes_snapshots");
             assertThat(query(
                             pool,
                             "SELECT conname FROM pg_constraint WHERE conrelid = 'lanes_event_streams'::regclass"
@@ -81,12 +86,12 @@ class MigrationsTest {
                     }));
                 }
                 for (Future<Integer> version : versions) {
-                    assertThat(version.get(30, TimeUnit.SECONDS)).isEqualTo(1);
+                    assertThat(version.get(30, TimeUnit.SECONDS)).isEqualTo(2);
                 }
             } finally {
                 threads.shutdownNow();
             }
-            assertThat(query(pool, "SELECT count(*) FROM lanes_schema_version")).containsExactly("1");
+            assertThat(query(pool, "SELECT count(*) FROM lanes_schema_version")).containsExactly("2");
         }
     }
 
