@@ -16,6 +16,7 @@ import dev.lanes.lifecycle.RuntimeComponent;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.scheduler.AggregateSchedulerSupplier;
 import dev.lanes.scheduler.AggregateSchedulers;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -26,6 +27,8 @@ import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * The event side of one instance: its processors (handlers, projections, sagas, snapshotters), each a consumer group on
@@ -40,6 +43,9 @@ import reactor.core.publisher.Mono;
  * subscribed turns the supplier's graceful stop into a no-op.
  */
 public final class CompositeEventDispatcher implements GroupedComponent {
+    /** How often retries requested from outside are taken from the dead-letter queue, unless set: 5 seconds. */
+    public static final Duration DEFAULT_RETRY_REQUEST_POLL = Duration.ofSeconds(5);
+
     private final String name;
     private final AggregateSchedulerSupplier schedulers;
     private final List<ProcessorDispatcher> children;
@@ -48,6 +54,7 @@ public final class CompositeEventDispatcher implements GroupedComponent {
     private final DeadLetterQueue deadLetterQueue;
     private final DeadLetters deadLetters;
     private final RuntimeComponent group;
+    private final RetryRequestPolling polling;
 
     private CompositeEventDispatcher(Builder builder) {
         this.name = builder.name;
@@ -73,6 +80,8 @@ public final class CompositeEventDispatcher implements GroupedComponent {
         }
         this.deadLetters = new LaneDeadLetters(name, deadLetterQueue, children);
         this.group = RuntimeComponent.group(name, children, schedulers);
+        this.polling = new RetryRequestPolling(
+                name, deadLetterQueue, deadLetters, processors.keySet(), builder.pollInterval, builder.pollTimer);
     }
 
     /** A projection reports to the senders' waits; other processors do not. */
@@ -93,6 +102,31 @@ public final class CompositeEventDispatcher implements GroupedComponent {
     @Override
     public RuntimeComponent lifecycle() {
         return group;
+    }
+
+    /** Starts the processors, then polls the dead-letter queue for retries requested from outside. */
+    @Override
+    public void start() {
+        group.start();
+        polling.start();
+    }
+
+    /** Stops polling for retry requests, then closes every child's intake. */
+    @Override
+    public void quiesce() {
+        polling.stop();
+        group.quiesce();
+    }
+
+    @Override
+    public Mono<Void> stopGracefully() {
+        return group.stopGracefully().doOnSubscribe(subscription -> polling.stop());
+    }
+
+    @Override
+    public void forceStop() {
+        polling.stop();
+        group.forceStop();
     }
 
     @Override
@@ -183,12 +217,14 @@ public final class CompositeEventDispatcher implements GroupedComponent {
         private final DomainEventBus eventBus;
         private final List<EventProcessor> processors = new ArrayList<>();
         private @Nullable AggregateSchedulerSupplier schedulers;
-        private int schedulerParallelism = reactor.core.scheduler.Schedulers.DEFAULT_POOL_SIZE;
+        private int schedulerParallelism = Schedulers.DEFAULT_POOL_SIZE;
         private LaneSettings settings = LaneSettings.DEFAULT;
         private ParkingLot parkingLot = ParkingLots.inMemory();
         private DeadLetterQueue deadLetterQueue = DeadLetterQueues.inMemory();
         private DispatcherMetrics metrics = DispatcherMetrics.NONE;
         private @Nullable CommandResults results;
+        private Duration pollInterval = DEFAULT_RETRY_REQUEST_POLL;
+        private Scheduler pollTimer = Schedulers.parallel();
 
         private Builder(String name, DomainEventBus eventBus) {
             this.name = Require.notBlank(name, "name");
@@ -241,6 +277,19 @@ public final class CompositeEventDispatcher implements GroupedComponent {
          */
         public Builder deadLetterQueue(DeadLetterQueue deadLetterQueue) {
             this.deadLetterQueue = Objects.requireNonNull(deadLetterQueue, "deadLetterQueue");
+            return this;
+        }
+
+        /**
+         * How often the event side takes the retries requested from outside (by {@code lanes parked retry|skip}) from
+         * its dead-letter queue, and where that is timed; every {@link #DEFAULT_RETRY_REQUEST_POLL} on Reactor's
+         * parallel scheduler unless set. An in-memory queue has no such requests.
+         *
+         * @throws IllegalArgumentException naming the value if not positive
+         */
+        public Builder retryRequestPolling(Duration interval, Scheduler timer) {
+            this.pollInterval = Require.positive(interval, "retryRequestPolling");
+            this.pollTimer = Objects.requireNonNull(timer, "timer");
             return this;
         }
 

@@ -3,6 +3,7 @@ package dev.lanes.processing;
 import dev.lanes.api.AggregateId;
 import dev.lanes.messaging.DomainEventStream;
 import java.util.List;
+import java.util.Set;
 import reactor.core.publisher.Mono;
 
 /**
@@ -52,10 +53,11 @@ public interface DeadLetterQueue {
     Mono<Void> update(DeadLetter letter);
 
     /**
-     * Takes the retries requested from outside the process (for example {@code lanes parked retry}), each once; the
-     * event side runs them. Empty unless the queue is shared with other processes.
+     * Takes the retries requested from outside the process (for example {@code lanes parked retry}) for these
+     * processors, each once: the event side that runs them polls for them. Empty unless the queue is shared with other
+     * processes.
      */
-    default Mono<List<DeadLetterSequence>> takeRetryRequests() {
+    default Mono<List<DeadLetterSequence>> takeRetryRequests(Set<String> processors) {
         return Mono.just(List.of());
     }
 }

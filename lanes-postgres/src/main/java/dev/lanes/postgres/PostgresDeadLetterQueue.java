@@ -66,7 +66,8 @@ public final class PostgresDeadLetterQueue implements DeadLetterQueue, AutoClose
             + " WHERE " + KEY + " AND sequence_index = ?";
     private static final String REQUEST_RETRY =
             "INSERT INTO lanes_dead_letter_retries (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING";
-    private static final String TAKE_RETRIES = "WITH taken AS (DELETE FROM lanes_dead_letter_retries RETURNING "
+    private static final String TAKE_RETRIES = "WITH taken AS (DELETE FROM lanes_dead_letter_retries"
+            + " WHERE processor = ANY (?) RETURNING "
             + COLUMNS + ") SELECT " + COLUMNS + ", count(*) FROM taken JOIN lanes_dead_letters USING (" + COLUMNS
             + ") GROUP BY " + COLUMNS + " ORDER BY " + COLUMNS;
 
@@ -315,11 +316,16 @@ public final class PostgresDeadLetterQueue implements DeadLetterQueue, AutoClose
                 .then();
     }
 
-    /** Takes every requested retry, each once, with the size of its sequence; requests for gone sequences are dropped. */
+    /**
+     * Takes the requested retries of these processors, each once, with the size of its sequence; requests for gone
+     * sequences are dropped.
+     */
     @Override
-    public Mono<List<DeadLetterSequence>> takeRetryRequests() {
-        return call("taking the requested dead-letter retries", connection -> {
+    public Mono<List<DeadLetterSequence>> takeRetryRequests(Set<String> processors) {
+        List<String> names = List.copyOf(processors);
+        return call("taking the requested dead-letter retries of " + names, connection -> {
             try (PreparedStatement query = connection.prepareStatement(TAKE_RETRIES)) {
+                query.setArray(1, connection.createArrayOf("text", names.toArray()));
                 return sequences(query);
             }
         });

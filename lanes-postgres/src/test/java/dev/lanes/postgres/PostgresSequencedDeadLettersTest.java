@@ -11,6 +11,7 @@ import dev.lanes.test.SequencedDeadLettersContract;
 import dev.lanes.test.logging.LogCapture;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -58,5 +59,26 @@ class PostgresSequencedDeadLettersTest extends SequencedDeadLettersContract {
         assertThat(after.deadLetters().retry("Poisoned", id).block(TIMEOUT))
                 .isEqualTo(new RetryOutcome("Poisoned", id, 3, 0, 0, null));
         assertThat(journal().handled("Poisoned", id)).containsExactly(1, 2, 3, 4);
+    }
+
+    @Test
+    void aRetryRequestedFromOutsideIsTakenOnceAndRunInTheLane() {
+        AggregateId id = fresh("requested");
+        poison(id, 2);
+        CompositeEventDispatcher side = start(createQueue());
+        publish(id, 1, 2, 3);
+        awaitParked(side.deadLetters(), id, 2);
+        cure();
+
+        PostgresDeadLetterQueue tool =
+                PostgresDeadLetterQueue.open(TestDatabase.store().dataSource());
+        opened.add(tool);
+        tool.requestRetry("Poisoned", id).block(TIMEOUT);
+
+        journal().awaitHandled("Poisoned", id, 3);
+        assertThat(journal().handled("Poisoned", id)).containsExactly(1, 2, 3);
+        assertThat(side.deadLetters().list("Poisoned", id).block(TIMEOUT)).isEmpty();
+        assertThat(tool.takeRetryRequests(Set.of("Poisoned")).block(TIMEOUT))
+                .noneMatch(sequence -> sequence.aggregateId().equals(id));
     }
 }

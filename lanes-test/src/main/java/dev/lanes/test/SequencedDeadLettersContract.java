@@ -35,6 +35,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * The behaviour of sequenced dead letters on the event side, for any {@link DeadLetterQueue}. Extend it and implement
@@ -227,6 +228,7 @@ public abstract class SequencedDeadLettersContract {
                 .settings(LaneSettings.DEFAULT.withRetryPolicy(
                         RetryPolicy.DEFAULT.withMaxRetries(1).withBackoff(Duration.ZERO, Duration.ZERO)))
                 .deadLetterQueue(queue)
+                .retryRequestPolling(Duration.ofMillis(50), Schedulers.parallel())
                 .schedulerParallelism(2)
                 .build();
         side.prepare(RuntimeContext.standalone()).block(TIMEOUT);
