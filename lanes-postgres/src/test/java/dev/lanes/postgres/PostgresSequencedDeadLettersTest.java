@@ -75,9 +75,8 @@ class PostgresSequencedDeadLettersTest extends SequencedDeadLettersContract {
         opened.add(tool);
         tool.requestRetry("Poisoned", id).block(TIMEOUT);
 
-        journal().awaitHandled("Poisoned", id, 3);
+        awaitParked(side.deadLetters(), id, 0); // each letter leaves the table once handled
         assertThat(journal().handled("Poisoned", id)).containsExactly(1, 2, 3);
-        assertThat(side.deadLetters().list("Poisoned", id).block(TIMEOUT)).isEmpty();
         assertThat(tool.takeRetryRequests(Set.of("Poisoned")).block(TIMEOUT))
                 .noneMatch(sequence -> sequence.aggregateId().equals(id));
     }

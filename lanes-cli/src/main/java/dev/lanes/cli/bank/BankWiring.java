@@ -17,9 +17,12 @@ import dev.lanes.examples.bank.BalanceProjection;
 import dev.lanes.examples.bank.Bank;
 import dev.lanes.examples.bank.TransferSaga;
 import dev.lanes.processing.CompositeEventDispatcher;
+import dev.lanes.processing.DeadLetterSequence;
 import dev.lanes.processing.Snapshotter;
 import dev.lanes.runtime.LanesRuntime;
 import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -75,9 +78,16 @@ final class BankWiring {
         this.runtime = lanes.runtime();
     }
 
-    /** Messages parked by the command side and the event side. */
+    /** Messages parked by the command side and the event side (its parking lot and its dead-letter sequences). */
     long parked() {
+        CompositeEventDispatcher side = events;
+        if (side == null) {
+            return commandParking.size();
+        }
+        List<DeadLetterSequence> sequences =
+                Objects.requireNonNull(side.deadLetters().sequences().block(Duration.ofSeconds(30)));
         return (long) commandParking.size()
-                + (events == null ? 0 : events.parked().size());
+                + side.parked().size()
+                + sequences.stream().mapToLong(DeadLetterSequence::size).sum();
     }
 }
