@@ -46,7 +46,7 @@ public final class Migrations {
 
     static final List<Migration> ALL = List.of(
             new Migration(1, "event_store", "V1__event_store.sql"),
-            new Migration(2, "dead_letters", "V2__dead_letters.sql"));
+            new Migration(4, "dead_letters", "V4__dead_letters.sql"));
 
     private Migrations() {}
 

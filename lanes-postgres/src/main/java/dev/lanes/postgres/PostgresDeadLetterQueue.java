@@ -26,7 +26,7 @@ import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
 /**
- * A {@link DeadLetterQueue} in PostgreSQL: one row per parked stream in {@code lanes_dead_letters} (schema version 2 of
+ * A {@link DeadLetterQueue} in PostgreSQL: one row per parked stream in {@code lanes_dead_letters} (schema version 4 of
  * {@link Migrations}), keyed by processor, aggregate and sequence index; the stream's events and headers stored as in
  * {@code lanes_event_streams}, through the same {@link EventSerializer}, with the reason and the attempts.
  *

@@ -45,14 +45,14 @@ class MigrationsTest {
         try (HikariDataSource pool = pool(TestDatabase.createDatabase())) {
             assertThat(Migrations.apply(pool))
                     .isEqualTo(Migrations.latestVersion())
-                    .isEqualTo(2);
-            assertThat(Migrations.apply(pool)).isEqualTo(2);
+                    .isEqualTo(4);
+            assertThat(Migrations.apply(pool)).isEqualTo(4);
             try (PostgresEventStore store = new PostgresEventStore(pool)) {
-                assertThat(store.migrate()).isEqualTo(2);
+                assertThat(store.migrate()).isEqualTo(4);
             }
 
             assertThat(query(pool, "SELECT version || ':' || description FROM lanes_schema_version ORDER BY version"))
-                    .containsExactly("1:event_store", "2:dead_letters");
+                    .containsExactly("1:event_store", "4:dead_letters");
             assertThat(query(
                             pool,
                             "SELECT table_name FROM information_schema.tables WHERE table_name LIKE 'lanes%'"
@@ -86,7 +86,7 @@ class MigrationsTest {
                     }));
                 }
                 for (Future<Integer> version : versions) {
-                    assertThat(version.get(30, TimeUnit.SECONDS)).isEqualTo(2);
+                    assertThat(version.get(30, TimeUnit.SECONDS)).isEqualTo(4);
                 }
             } finally {
                 threads.shutdownNow();

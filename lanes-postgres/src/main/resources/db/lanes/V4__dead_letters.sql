@@ -1,5 +1,7 @@
--- Lanes schema, version 2: the sequenced dead letters of event processors (dev.lanes.postgres.PostgresDeadLetterQueue).
--- Applied by dev.lanes.postgres.Migrations inside one transaction; never edit an applied version, add V3__... instead.
+-- Lanes schema, version 4: the sequenced dead letters of event processors (dev.lanes.postgres.PostgresDeadLetterQueue).
+-- Applied by dev.lanes.postgres.Migrations inside one transaction; never edit an applied version, add a new version instead.
+-- Versions 2 and 3 belong to the event store's global positions and tracking checkpoints (another change set);
+-- this script depends on neither, so it applies before or after them.
 
 -- One row per parked stream. A sequence is the rows of one processor and aggregate, ordered by sequence_index; its
 -- head is the lowest index. The stream's columns are those of lanes_event_streams, so a letter is delivered again
