@@ -302,7 +302,7 @@ public final class PostgresDeadLetterQueue implements DeadLetterQueue, AutoClose
 
     /**
      * Asks the instances running {@code processor} to retry the sequence in its lane (they take requests with {@link
-     * #takeRetryRequests()}); for tools outside those instances. Idempotent until taken.
+     * #takeRetryRequests(Set)}); for tools outside those instances. Idempotent until taken.
      */
     public Mono<Void> requestRetry(String processor, AggregateId aggregateId) {
         Sequence sequence =
