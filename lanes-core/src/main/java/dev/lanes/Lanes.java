@@ -22,6 +22,9 @@ import dev.lanes.lifecycle.GracefullyStoppable;
 import dev.lanes.lifecycle.RuntimeComponent;
 import dev.lanes.modeling.AggregateDefinition;
 import dev.lanes.processing.CompositeEventDispatcher;
+import dev.lanes.processing.DeadLetterQueue;
+import dev.lanes.processing.DeadLetterQueues;
+import dev.lanes.processing.DeadLetters;
 import dev.lanes.processing.EventProcessor;
 import dev.lanes.processing.TrackingProcessor;
 import dev.lanes.runtime.LanesRuntime;
@@ -148,6 +151,18 @@ public final class Lanes implements GracefullyStoppable {
         return Optional.ofNullable(events);
     }
 
+    /**
+     * The parked event streams: list, retry and skip them per processor and aggregate (see {@link DeadLetters}).
+     *
+     * @throws IllegalStateException if no processor was registered (nothing can be parked)
+     */
+    public DeadLetters deadLetters() {
+        if (events == null) {
+            throw new IllegalStateException(runtime + " has no event processor: it parks no event streams");
+        }
+        return events.deadLetters();
+    }
+
     /** {@link #start(Duration)} waiting at most {@link #DEFAULT_START_TIMEOUT}. */
     public Lanes start() {
         return start(DEFAULT_START_TIMEOUT);
@@ -224,6 +239,7 @@ public final class Lanes implements GracefullyStoppable {
         private DispatcherMetrics metrics = DispatcherMetrics.NONE;
         private @Nullable ParkingLot commandParkingLot;
         private @Nullable ParkingLot eventParkingLot;
+        private @Nullable DeadLetterQueue deadLetterQueue;
         private Duration commandTimeout = CommandResults.DEFAULT_TIMEOUT;
         private Duration shutdownTimeout = DEFAULT_SHUTDOWN_TIMEOUT;
         private Duration quietPeriod = DEFAULT_QUIET_PERIOD;
@@ -368,11 +384,21 @@ public final class Lanes implements GracefullyStoppable {
         }
 
         /**
-         * Where event streams (and saga replies) go whose retries ran out; a new {@link ParkingLots#inMemory()}
-         * unless set, which {@code CompositeEventDispatcher.replayParked()} can replay.
+         * Where saga replies go whose retries ran out, and event streams the dead-letter queue could not store; a new
+         * {@link ParkingLots#inMemory()} unless set, which {@code CompositeEventDispatcher.replayParked()} can replay.
          */
         public Builder eventParkingLot(ParkingLot parkingLot) {
             this.eventParkingLot = Objects.requireNonNull(parkingLot, "eventParkingLot");
+            return this;
+        }
+
+        /**
+         * Where event streams go whose retries ran out, in sequences per processor and aggregate that hold the
+         * aggregate's later streams for that processor until retried or skipped ({@link Lanes#deadLetters()}); a new
+         * {@link DeadLetterQueues#inMemory()} unless set ({@code PostgresDeadLetterQueue} keeps them across restarts).
+         */
+        public Builder deadLetterQueue(DeadLetterQueue deadLetterQueue) {
+            this.deadLetterQueue = Objects.requireNonNull(deadLetterQueue, "deadLetterQueue");
             return this;
         }
 
@@ -540,6 +566,7 @@ public final class Lanes implements GracefullyStoppable {
                     .settings(eventSettings)
                     .metrics(metrics)
                     .parkingLot(eventParkingLot != null ? eventParkingLot : ParkingLots.inMemory())
+                    .deadLetterQueue(deadLetterQueue != null ? deadLetterQueue : DeadLetterQueues.inMemory())
                     .schedulers(owned);
             made.forEach(builder::processor);
             return builder.build();

@@ -6,7 +6,7 @@ import picocli.CommandLine;
 
 /**
  * Entry point of {@code java -jar lanes.jar}. Exit codes: 0 every invariant passed, 1 an invariant failed, 2 a bad
- * option, 3 infrastructure unavailable, 70 an unexpected error. Ctrl-C or SIGTERM during a run stops it gracefully and
+ * option, 3 infrastructure unavailable, 4 nothing parked ({@code parked retry|skip}), 70 an unexpected error. Ctrl-C or SIGTERM during a run stops it gracefully and
  * still prints its report.
  */
 public final class LanesCli {

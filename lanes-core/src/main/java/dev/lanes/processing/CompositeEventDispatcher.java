@@ -16,6 +16,8 @@ import dev.lanes.lifecycle.RuntimeComponent;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.scheduler.AggregateSchedulerSupplier;
 import dev.lanes.scheduler.AggregateSchedulers;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,7 +25,10 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * The event side of one instance: its processors (handlers, projections, sagas, snapshotters), each a consumer group on
@@ -38,12 +43,18 @@ import reactor.core.publisher.Mono;
  * subscribed turns the supplier's graceful stop into a no-op.
  */
 public final class CompositeEventDispatcher implements GroupedComponent {
+    /** How often retries requested from outside are taken from the dead-letter queue, unless set: 5 seconds. */
+    public static final Duration DEFAULT_RETRY_REQUEST_POLL = Duration.ofSeconds(5);
+
     private final String name;
     private final AggregateSchedulerSupplier schedulers;
     private final List<ProcessorDispatcher> children;
     private final Map<String, EventProcessor> processors;
     private final ParkingLot parkingLot;
+    private final DeadLetterQueue deadLetterQueue;
+    private final DeadLetters deadLetters;
     private final RuntimeComponent group;
+    private final RetryRequestPolling polling;
 
     private CompositeEventDispatcher(Builder builder) {
         this.name = builder.name;
@@ -51,6 +62,7 @@ public final class CompositeEventDispatcher implements GroupedComponent {
                 ? builder.schedulers
                 : AggregateSchedulers.perType(name, builder.schedulerParallelism);
         this.parkingLot = builder.parkingLot;
+        this.deadLetterQueue = builder.deadLetterQueue;
         AggregateSchedulerSupplier borrowed = AggregateSchedulers.borrowed(schedulers);
         this.processors = new LinkedHashMap<>();
         this.children = new ArrayList<>();
@@ -62,10 +74,14 @@ public final class CompositeEventDispatcher implements GroupedComponent {
                     borrowed,
                     builder.settings,
                     parkingLot,
+                    deadLetterQueue,
                     builder.metrics,
                     projectionListener(processor, builder.results)));
         }
+        this.deadLetters = new LaneDeadLetters(name, deadLetterQueue, children);
         this.group = RuntimeComponent.group(name, children, schedulers);
+        this.polling = new RetryRequestPolling(
+                name, deadLetterQueue, deadLetters, processors.keySet(), builder.pollInterval, builder.pollTimer);
     }
 
     /** A projection reports to the senders' waits; other processors do not. */
@@ -88,6 +104,31 @@ public final class CompositeEventDispatcher implements GroupedComponent {
         return group;
     }
 
+    /** Starts the processors, then polls the dead-letter queue for retries requested from outside. */
+    @Override
+    public void start() {
+        group.start();
+        polling.start();
+    }
+
+    /** Stops polling for retry requests, then closes every child's intake. */
+    @Override
+    public void quiesce() {
+        polling.stop();
+        group.quiesce();
+    }
+
+    @Override
+    public Mono<Void> stopGracefully() {
+        return group.stopGracefully().doOnSubscribe(subscription -> polling.stop());
+    }
+
+    @Override
+    public void forceStop() {
+        polling.stop();
+        group.forceStop();
+    }
+
     @Override
     public String name() {
         return name;
@@ -105,15 +146,27 @@ public final class CompositeEventDispatcher implements GroupedComponent {
                 .collect(Collectors.toUnmodifiableList());
     }
 
-    /** The parked events, oldest first, when the parking lot keeps them (the default in-memory one does). */
+    /**
+     * The parked sequences of this event side: list, retry and skip them per processor and aggregate. Retries and skips
+     * run in the lanes, ordered with the streams.
+     */
+    public DeadLetters deadLetters() {
+        return deadLetters;
+    }
+
+    /**
+     * What the parking lot keeps, oldest first, when it keeps anything (the default in-memory one does): saga replies
+     * whose retries ran out, and streams the dead-letter queue could not store. Parked streams are in {@link
+     * #deadLetters()}.
+     */
     public List<ParkedMessage> parked() {
         return parkingLot instanceof RetainingParkingLot retaining ? retaining.entries() : List.of();
     }
 
     /**
-     * Runs a parked stream (or saga reply) through its processor again, outside the lanes (its aggregate's later
-     * streams may already have been handled). Completes {@code true} when handled, {@code false} when it failed again
-     * (and was parked again).
+     * Runs an entry of the parking lot (a saga reply, or a stream the dead-letter queue could not store) through its
+     * processor again, outside the lanes. Completes {@code true} when handled, {@code false} when it failed again (and
+     * was parked again). Parked sequences are retried in order with {@link #deadLetters()} instead.
      *
      * @throws IllegalArgumentException if the entry is not a message of one of this dispatcher's processors
      */
@@ -127,27 +180,30 @@ public final class CompositeEventDispatcher implements GroupedComponent {
         }
         return processor.handleMessage(message).thenReturn(true).onErrorResume(error -> {
             parkingLot.park(new ParkedMessage(
-                    parked.dispatcher(),
-                    parked.aggregateId(),
-                    message,
-                    error,
-                    parked.attempts() + 1,
-                    java.time.Instant.now()));
+                    parked.dispatcher(), parked.aggregateId(), message, error, parked.attempts() + 1, Instant.now()));
             return Mono.just(false);
         });
     }
 
-    /** Replays and removes every parked entry of a parking lot that keeps them; completes with how many succeeded. */
+    /**
+     * Retries every parked sequence, in order through the lanes, then replays and removes every entry of a parking lot
+     * that keeps them; completes with how many messages were handled.
+     */
     public Mono<Integer> replayParked() {
+        Mono<Integer> sequences = deadLetters
+                .sequences()
+                .flatMapMany(Flux::fromIterable)
+                .concatMap(sequence -> deadLetters.retry(sequence.processor(), sequence.aggregateId()))
+                .map(RetryOutcome::delivered)
+                .reduce(0, Integer::sum);
         if (!(parkingLot instanceof RetainingParkingLot retaining)) {
-            return Mono.error(new IllegalStateException(
-                    name + " parks into " + parkingLot + "; replay its entries with replay(entry)"));
+            return sequences;
         }
-        return reactor.core.publisher.Flux.fromIterable(retaining.takeAll())
+        return sequences.flatMap(delivered -> Flux.defer(() -> Flux.fromIterable(retaining.takeAll()))
                 .concatMap(this::replay)
                 .filter(Boolean::booleanValue)
                 .count()
-                .map(Long::intValue);
+                .map(replayed -> delivered + replayed.intValue()));
     }
 
     @Override
@@ -161,11 +217,14 @@ public final class CompositeEventDispatcher implements GroupedComponent {
         private final DomainEventBus eventBus;
         private final List<EventProcessor> processors = new ArrayList<>();
         private @Nullable AggregateSchedulerSupplier schedulers;
-        private int schedulerParallelism = reactor.core.scheduler.Schedulers.DEFAULT_POOL_SIZE;
+        private int schedulerParallelism = Schedulers.DEFAULT_POOL_SIZE;
         private LaneSettings settings = LaneSettings.DEFAULT;
         private ParkingLot parkingLot = ParkingLots.inMemory();
+        private DeadLetterQueue deadLetterQueue = DeadLetterQueues.inMemory();
         private DispatcherMetrics metrics = DispatcherMetrics.NONE;
         private @Nullable CommandResults results;
+        private Duration pollInterval = DEFAULT_RETRY_REQUEST_POLL;
+        private Scheduler pollTimer = Schedulers.parallel();
 
         private Builder(String name, DomainEventBus eventBus) {
             this.name = Require.notBlank(name, "name");
@@ -202,8 +261,35 @@ public final class CompositeEventDispatcher implements GroupedComponent {
             return this;
         }
 
+        /**
+         * Where saga replies go whose retries ran out, and streams the dead-letter queue could not store; a new {@link
+         * ParkingLots#inMemory()} unless set.
+         */
         public Builder parkingLot(ParkingLot parkingLot) {
             this.parkingLot = Objects.requireNonNull(parkingLot, "parkingLot");
+            return this;
+        }
+
+        /**
+         * Where streams go whose retries ran out, in sequences that hold their aggregate's later streams for that
+         * processor; a new {@link DeadLetterQueues#inMemory()} unless set ({@code PostgresDeadLetterQueue} keeps them
+         * across restarts).
+         */
+        public Builder deadLetterQueue(DeadLetterQueue deadLetterQueue) {
+            this.deadLetterQueue = Objects.requireNonNull(deadLetterQueue, "deadLetterQueue");
+            return this;
+        }
+
+        /**
+         * How often the event side takes the retries requested from outside (by {@code lanes parked retry|skip}) from
+         * its dead-letter queue, and where that is timed; every {@link #DEFAULT_RETRY_REQUEST_POLL} on Reactor's
+         * parallel scheduler unless set. An in-memory queue has no such requests.
+         *
+         * @throws IllegalArgumentException naming the value if not positive
+         */
+        public Builder retryRequestPolling(Duration interval, Scheduler timer) {
+            this.pollInterval = Require.positive(interval, "retryRequestPolling");
+            this.pollTimer = Objects.requireNonNull(timer, "timer");
             return this;
         }
 

@@ -1,5 +1,6 @@
 package dev.lanes.processing;
 
+import dev.lanes.api.AggregateId;
 import dev.lanes.api.MaterializedNamedAggregate;
 import dev.lanes.command.ProjectionListener;
 import dev.lanes.command.StageNotReachedException.Reason;
@@ -9,12 +10,14 @@ import dev.lanes.dispatch.LaneSettings;
 import dev.lanes.dispatch.MessageExchange;
 import dev.lanes.dispatch.ParkingLot;
 import dev.lanes.event.DomainEventBus;
+import dev.lanes.flow.IntakeGate;
 import dev.lanes.internal.route.BacklogRoute;
 import dev.lanes.lifecycle.GroupedComponent;
 import dev.lanes.lifecycle.RuntimeComponent;
 import dev.lanes.lifecycle.RuntimeContext;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.scheduler.AggregateSchedulerSupplier;
+import java.time.Clock;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -28,6 +31,10 @@ import reactor.core.publisher.Mono;
  * {@link ProjectionListener}, which completes {@code PROJECTED} waits, and its stop, which ends the waits it will not
  * complete.
  *
+ * <p>Streams go through the processor's {@link DeadLetterSequencer} in their lane: a stream whose aggregate has a parked
+ * sequence is parked behind it, and one whose retries run out starts a sequence. Retries and skips of a sequence
+ * ({@link #operate}) reach the same lanes through a route of their own, so they are ordered with the streams.
+ *
  * <p>A saga's lanes take two kinds of message: event streams from the bus, admitted through the saga's intake gate
  * (closed while its pending commands are at their budget), and replies to its commands, always admitted (they are what
  * brings the pending commands down), each in the lane of the aggregate whose event caused the command.
@@ -36,7 +43,12 @@ final class ProcessorDispatcher implements GroupedComponent {
     private final EventProcessor processor;
     private final @Nullable ProjectionListener projection;
     private final @Nullable SagaOutbox outbox;
+    private final DeadLetterSequencer sequencer;
     private final List<AggregateDispatcher<Object>> dispatchers;
+    private final Map<MaterializedNamedAggregate, BacklogRoute<MessageExchange<Object>>> operations;
+    /** Held until {@link #start()}: prepare subscribes to the bus without demand. */
+    private final IntakeGate started;
+
     private final RuntimeComponent group;
 
     ProcessorDispatcher(
@@ -45,28 +57,35 @@ final class ProcessorDispatcher implements GroupedComponent {
             AggregateSchedulerSupplier borrowed,
             LaneSettings settings,
             ParkingLot parkingLot,
+            DeadLetterQueue deadLetters,
             DispatcherMetrics metrics,
             @Nullable ProjectionListener projection) {
         this.processor = processor;
         this.projection = projection;
         this.outbox = processor.outbox();
+        this.started = new IntakeGate(processor.name() + " start");
+        started.hold();
+        this.sequencer = new DeadLetterSequencer(
+                processor.name(), deadLetters, settings.retryPolicy(), Clock.systemUTC(), this::deliver, this::parked);
         ParkingLot reportingParkingLot = parked -> {
             parkingLot.park(parked);
-            if (projection != null && parked.message() instanceof DomainEventStream stream) {
-                projection.failed(stream.commandId(), parked.error());
+            if (parked.message() instanceof DomainEventStream stream) {
+                parked(stream, parked.error());
             }
         };
         Map<MaterializedNamedAggregate, BacklogRoute<MessageExchange<Object>>> replies = new HashMap<>();
+        Map<MaterializedNamedAggregate, BacklogRoute<MessageExchange<Object>>> operations = new HashMap<>();
         this.dispatchers = processor.aggregateTypes().stream()
                 .map(type -> AggregateDispatcher.<Object>builder(processor.name(), type)
-                        .source(source(eventBus, type, replies))
-                        .handler(exchange -> handle(exchange.message()))
+                        .source(source(eventBus, type, replies, operations))
+                        .handler(this::dispatch)
                         .schedulers(borrowed)
                         .settings(settings)
                         .parkingLot(reportingParkingLot)
                         .metrics(metrics)
                         .build())
                 .toList();
+        this.operations = Map.copyOf(operations);
         if (outbox != null) {
             Map<MaterializedNamedAggregate, BacklogRoute<MessageExchange<Object>>> routes = Map.copyOf(replies);
             outbox.bind(reply -> {
@@ -80,29 +99,71 @@ final class ProcessorDispatcher implements GroupedComponent {
         this.group = RuntimeComponent.group(processor.name(), dispatchers, borrowed);
     }
 
+    /**
+     * Runs a retry or skip of one parked sequence in its aggregate's lane; see {@link DeadLetters}. Errors with {@link
+     * IllegalArgumentException} if this processor receives no streams of the aggregate's type.
+     */
+    Mono<RetryOutcome> operate(AggregateId aggregateId, SequenceOperation.Kind kind) {
+        return Mono.defer(() -> {
+            BacklogRoute<MessageExchange<Object>> route = operations.get(aggregateId.materialize());
+            if (route == null) {
+                return Mono.error(new IllegalArgumentException(processor.name() + " receives no streams of "
+                        + aggregateId.materialize() + " (it receives " + processor.aggregateTypes() + ")"));
+            }
+            SequenceOperation operation = new SequenceOperation(processor.name(), aggregateId, kind);
+            if (!route.offer(operation)) {
+                operation.reject(new IllegalStateException(this + " is stopped"));
+            }
+            return operation.result();
+        });
+    }
+
+    /**
+     * The bus's streams of {@code type}, each counting its attempts, merged with the retries and skips of its parked
+     * sequences and, for a saga, the replies to its commands.
+     */
     private Flux<MessageExchange<Object>> source(
             DomainEventBus eventBus,
             MaterializedNamedAggregate type,
-            Map<MaterializedNamedAggregate, BacklogRoute<MessageExchange<Object>>> replies) {
+            Map<MaterializedNamedAggregate, BacklogRoute<MessageExchange<Object>>> replies,
+            Map<MaterializedNamedAggregate, BacklogRoute<MessageExchange<Object>>> operations) {
         Flux<MessageExchange<Object>> streams =
-                Flux.defer(() -> eventBus.receive(processor.name(), type)).map(ProcessorDispatcher::widen);
+                Flux.defer(() -> eventBus.receive(processor.name(), type)).map(AttemptedStream::new);
+        // the merge below requests ahead at subscription: the bus sees demand only once this processor started
+        Flux<MessageExchange<Object>> startedStreams = started.admit(streams);
+        BacklogRoute<MessageExchange<Object>> operationRoute = new BacklogRoute<>(
+                null, held -> held.reject(new IllegalStateException(this + " stopped before running " + held)));
+        operations.put(type, operationRoute);
         SagaOutbox sagaOutbox = outbox;
         if (sagaOutbox == null) {
-            return streams;
+            return Flux.merge(operationRoute.flux(), startedStreams);
         }
         BacklogRoute<MessageExchange<Object>> route = new BacklogRoute<>(
                 null, held -> held.reject(new IllegalStateException(this + " stopped before taking " + held)));
         replies.put(type, route);
         // prefetch 1: at most one stream in hand-over when the gate closes
-        return Flux.merge(1, route.flux(), sagaOutbox.gate().admit(streams));
+        return Flux.merge(
+                1, operationRoute.flux(), route.flux(), sagaOutbox.gate().admit(startedStreams));
     }
 
-    @SuppressWarnings("unchecked")
-    private static MessageExchange<Object> widen(MessageExchange<DomainEventStream> exchange) {
-        return (MessageExchange<Object>) (MessageExchange<?>) exchange;
+    private Mono<Void> dispatch(MessageExchange<Object> exchange) {
+        if (exchange instanceof AttemptedStream stream) {
+            return sequencer.handle(stream);
+        }
+        if (exchange instanceof SequenceOperation operation) {
+            return sequencer.run(operation);
+        }
+        return deliver(exchange.message());
     }
 
-    private Mono<Void> handle(Object message) {
+    /** A parked stream will not be projected (yet): its senders' {@code PROJECTED} waits end with why. */
+    private void parked(DomainEventStream stream, Throwable error) {
+        if (projection != null) {
+            projection.failed(stream.commandId(), error);
+        }
+    }
+
+    private Mono<Void> deliver(Object message) {
         Mono<Void> handling = processor.handleMessage(message);
         ProjectionListener listener = projection;
         if (listener == null || !(message instanceof DomainEventStream stream)) {
@@ -132,6 +193,13 @@ final class ProcessorDispatcher implements GroupedComponent {
             outbox.prepare(context);
         }
         return group.prepare(context);
+    }
+
+    /** Starts the lanes, then relays their demand to the bus. */
+    @Override
+    public void start() {
+        group.start();
+        started.release();
     }
 
     /** Once drained, a projection's remaining {@code PROJECTED} waits end: it will handle nothing more. */

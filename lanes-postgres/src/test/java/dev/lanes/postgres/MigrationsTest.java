@@ -61,6 +61,8 @@ class MigrationsTest {
                             "SELECT table_name FROM information_schema.tables WHERE table_name LIKE 'lanes%'"
                                     + " ORDER BY table_name"))
                     .containsExactly(
+                            "lanes_dead_letter_retries",
+                            "lanes_dead_letters",
                             "lanes_event_streams",
                             "lanes_schema_version",
                             "lanes_snapshots",

@@ -17,12 +17,15 @@ import dev.lanes.examples.bank.Bank;
 import dev.lanes.examples.bank.TransferSaga;
 import dev.lanes.kafka.KafkaBuses;
 import dev.lanes.kafka.KafkaOptions;
+import dev.lanes.processing.CompositeEventDispatcher;
+import dev.lanes.processing.DeadLetterSequence;
 import dev.lanes.processing.Snapshotter;
 import dev.lanes.runtime.ShutdownReport;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -140,13 +143,22 @@ final class BankWiring {
                 .sum();
     }
 
-    /** Messages parked by the command side and the event side of every instance. */
+    /**
+     * Messages parked by the command side and the event side of every instance (its parking lot and its dead-letter
+     * sequences).
+     */
     long parked() {
         long events = instances.stream()
-                .mapToLong(lanes -> lanes.eventDispatcher()
-                        .map(dispatcher -> (long) dispatcher.parked().size())
-                        .orElse(0L))
+                .mapToLong(
+                        lanes -> lanes.eventDispatcher().map(BankWiring::parked).orElse(0L))
                 .sum();
         return commandParking.size() + events;
+    }
+
+    private static long parked(CompositeEventDispatcher side) {
+        List<DeadLetterSequence> sequences =
+                Objects.requireNonNull(side.deadLetters().sequences().block(Duration.ofSeconds(30)));
+        return side.parked().size()
+                + sequences.stream().mapToLong(DeadLetterSequence::size).sum();
     }
 }

@@ -3,7 +3,7 @@ package dev.lanes.cli.command;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** The exit codes of {@code lanes demo} and {@code lanes bench}, as the README and every {@code --help} list them. */
+/** The exit codes of {@code lanes demo}, {@code lanes bench} and {@code lanes parked}, as the README and every {@code --help} list them. */
 public final class ExitCode {
     /** The run ended and every invariant passed. */
     public static final int PASSED = 0;
@@ -13,6 +13,8 @@ public final class ExitCode {
     public static final int BAD_OPTION = 2;
     /** Something the run needs outside this process (the database, the Kafka broker) could not be reached. */
     public static final int INFRASTRUCTURE_UNAVAILABLE = 3;
+    /** {@code lanes parked retry|skip}: nothing is parked for that processor and aggregate. */
+    public static final int NOTHING_PARKED = 4;
     /** An unexpected error: a bug, reported with its stack trace. */
     public static final int UNEXPECTED_ERROR = 70;
 
@@ -27,6 +29,7 @@ public final class ExitCode {
         codes.put(
                 Integer.toString(INFRASTRUCTURE_UNAVAILABLE),
                 "infrastructure unavailable (the database or the Kafka broker)");
+        codes.put(Integer.toString(NOTHING_PARKED), "nothing parked for that processor and aggregate (parked)");
         codes.put(Integer.toString(UNEXPECTED_ERROR), "an unexpected error (a bug; the stack trace is printed)");
         return codes;
     }

@@ -15,4 +15,9 @@ final class InfrastructureUnavailableException extends RuntimeException {
     static InfrastructureUnavailableException unreachable(String what, String where, String why) {
         return new InfrastructureUnavailableException("cannot reach " + what + " at " + where + " (" + why + ")");
     }
+
+    /** {@code PostgreSQL at 127.0.0.1:5432 failed (ERROR: relation "lanes_dead_letters" does not exist)}. */
+    static InfrastructureUnavailableException failed(String what, String where, String why) {
+        return new InfrastructureUnavailableException(what + " at " + where + " failed (" + why + ")");
+    }
 }

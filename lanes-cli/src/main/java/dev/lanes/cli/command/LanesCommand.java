@@ -4,13 +4,13 @@ import dev.lanes.cli.run.StopRequest;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** {@code lanes}: the root command, with {@code demo} and {@code bench} under it. */
+/** {@code lanes}: the root command, with {@code demo}, {@code bench} and {@code parked} under it. */
 @Command(
         name = "lanes",
         mixinStandardHelpOptions = true,
         version = "lanes 0.1.0-SNAPSHOT",
         description = "Per-aggregate ordered, concurrent dispatch: the bank demo and load scenarios, with a report.",
-        subcommands = {DemoCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {DemoCommand.class, BenchCommand.class, ParkedCommand.class, CommandLine.HelpCommand.class})
 public final class LanesCommand {
 
     private LanesCommand() {}
@@ -28,7 +28,6 @@ public final class LanesCommand {
                 .setParameterExceptionHandler(errors)
                 .setExecutionExceptionHandler(errors);
         listExitCodes(commandLine);
-        commandLine.getSubcommands().values().forEach(LanesCommand::listExitCodes);
         return commandLine;
     }
 
@@ -60,5 +59,6 @@ public final class LanesCommand {
                 .usageMessage()
                 .exitCodeListHeading("%nExit codes:%n")
                 .exitCodeList(ExitCode.descriptions());
+        command.getSubcommands().values().forEach(LanesCommand::listExitCodes);
     }
 }

@@ -54,6 +54,11 @@ record PostgresTarget(String server, String database, List<String> secrets) {
         return InfrastructureUnavailableException.unreachable("PostgreSQL", server, scrub(reason(failure)));
     }
 
+    /** The one line to show for a server that answered but refused the work: the server, the reason, no password. */
+    InfrastructureUnavailableException failed(Throwable failure) {
+        return InfrastructureUnavailableException.failed("PostgreSQL", server, scrub(reason(failure)));
+    }
+
     /**
      * A network failure's own words ({@code Connection refused}); else the first line of the outermost SQL error's
      * message (a refused login, a missing database); else the outermost message.

@@ -269,14 +269,21 @@ class EventSideTest {
                 .block(TIMEOUT);
 
         await().atMost(TIMEOUT)
-                .until(() ->
-                        handled.contains("good v2") && !bank.events.parked().isEmpty());
-        assertThat(bank.events.parked()).singleElement().satisfies(parked -> {
-            assertThat(parked.dispatcher()).isEqualTo("Flaky");
-            assertThat(parked.aggregateId()).isEqualTo(Bank.account("bad"));
-            assertThat(parked.error()).hasMessage("downstream unavailable");
-            assertThat(parked.attempts()).isEqualTo(3);
-        });
+                .until(() -> handled.contains("good v2")
+                        && !bank.events
+                                .deadLetters()
+                                .list("Flaky", Bank.account("bad"))
+                                .block(TIMEOUT)
+                                .isEmpty());
+        assertThat(bank.events.deadLetters().list("Flaky", Bank.account("bad")).block(TIMEOUT))
+                .singleElement()
+                .satisfies(parked -> {
+                    assertThat(parked.processor()).isEqualTo("Flaky");
+                    assertThat(parked.aggregateId()).isEqualTo(Bank.account("bad"));
+                    assertThat(parked.reason()).isEqualTo("java.lang.IllegalStateException: downstream unavailable");
+                    assertThat(parked.attempts()).isEqualTo(3);
+                });
+        assertThat(bank.events.parked()).isEmpty();
         await().atMost(TIMEOUT)
                 .untilAsserted(() -> assertThat(logs.lines(Level.WARN))
                         .singleElement()
@@ -288,7 +295,7 @@ class EventSideTest {
         failuresLeft.set(0);
         assertThat(bank.events.replayParked().block(TIMEOUT)).isEqualTo(1);
         assertThat(handled).contains("bad v2");
-        assertThat(bank.events.parked()).isEmpty();
+        assertThat(bank.events.deadLetters().sequences().block(TIMEOUT)).isEmpty();
         bank.runtime.stop();
     }
 }

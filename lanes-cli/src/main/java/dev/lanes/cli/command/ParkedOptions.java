@@ -1,0 +1,144 @@
+package dev.lanes.cli.command;
+
+import dev.lanes.api.AggregateId;
+import dev.lanes.api.NamedAggregate;
+import dev.lanes.postgres.PostgresDeadLetterQueue;
+import dev.lanes.postgres.PostgresOptions;
+import dev.lanes.postgres.PostgresUnavailableException;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import reactor.core.publisher.Mono;
+
+/** The options of {@code lanes parked list|retry|skip}: which database, which processor and aggregate. */
+final class ParkedOptions {
+
+    @Option(
+            names = "--jdbc-url",
+            required = true,
+            paramLabel = "URL",
+            description = "The database of the dead letters, e.g. jdbc:postgresql://127.0.0.1:5432/postgres"
+                    + " (currentSchema=... for another schema).")
+    @SuppressWarnings("NullAway.Init") // required: set by picocli before call()
+    String jdbcUrl;
+
+    @Option(names = "--db-user", defaultValue = "postgres", description = "(default: ${DEFAULT-VALUE}).")
+    String user = "postgres";
+
+    @Option(names = "--db-password", description = "(default: none).")
+    @Nullable
+    String password;
+
+    @Option(names = "--processor", paramLabel = "NAME", description = "The event processor, e.g. BalanceProjection.")
+    @Nullable
+    String processor;
+
+    @Option(
+            names = "--aggregate",
+            paramLabel = "CONTEXT.AGGREGATE/ID",
+            description = "The aggregate, as Lanes prints it, e.g. bank.account/acc-1.")
+    @Nullable
+    String aggregate;
+
+    @Option(
+            names = "--tenant",
+            defaultValue = AggregateId.DEFAULT_TENANT,
+            description = "The aggregate's tenant (default: ${DEFAULT-VALUE}).")
+    String tenant = AggregateId.DEFAULT_TENANT;
+
+    /** Fails as a bad option (exit 2) naming what is wrong; {@code both}: processor and aggregate are required. */
+    void validate(CommandSpec spec, boolean both) {
+        if (PostgresTarget.parse(jdbcUrl, password) == null) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "Invalid value for option '--jdbc-url': '" + withoutQuery(jdbcUrl)
+                            + "' is not a PostgreSQL JDBC URL (expected jdbc:postgresql://host:port/database)");
+        }
+        if (both && (processor == null || aggregate == null)) {
+            throw new ParameterException(spec.commandLine(), "Missing required options: --processor and --aggregate");
+        }
+        if (aggregate != null && processor == null) {
+            throw new ParameterException(spec.commandLine(), "--aggregate needs --processor");
+        }
+        if (aggregate != null && parse(aggregate, tenant) == null) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "Invalid value for option '--aggregate': '" + aggregate
+                            + "' is not CONTEXT.AGGREGATE/ID (e.g. bank.account/acc-1)");
+        }
+    }
+
+    /** {@code context.aggregate/id} in {@code tenant}; null if it is not of that shape. */
+    static @Nullable AggregateId parse(String text, String tenant) {
+        int slash = text.indexOf('/');
+        int dot = slash < 0 ? -1 : text.lastIndexOf('.', slash);
+        if (dot <= 0 || dot >= slash - 1 || slash == text.length() - 1 || tenant.isBlank()) {
+            return null;
+        }
+        return AggregateId.of(
+                NamedAggregate.of(text.substring(0, dot), text.substring(dot + 1, slash)),
+                text.substring(slash + 1),
+                tenant);
+    }
+
+    String processor() {
+        return Objects.requireNonNull(processor, "checked by validate()");
+    }
+
+    @Nullable
+    AggregateId aggregateId() {
+        String text = aggregate;
+        return text == null ? null : parse(text, tenant);
+    }
+
+    AggregateId requiredAggregateId() {
+        return Objects.requireNonNull(aggregateId(), "checked by validate()");
+    }
+
+    /**
+     * Connects with a pool of one and loads the parked sequences.
+     *
+     * @throws InfrastructureUnavailableException naming host and port, never a password
+     */
+    PostgresDeadLetterQueue open() {
+        try {
+            return PostgresDeadLetterQueue.connect(
+                    jdbcUrl,
+                    user,
+                    password,
+                    PostgresOptions.DEFAULT.withPoolSize(1).withApplicationName("lanes-cli"));
+        } catch (RuntimeException e) {
+            throw translate(e);
+        }
+    }
+
+    /** Waits for one database call; its failure as the one line to show. */
+    <T> T call(Mono<T> work) {
+        try {
+            return Objects.requireNonNull(work.block(ParkedCommand.TIMEOUT), "the call completed empty");
+        } catch (RuntimeException e) {
+            throw translate(e);
+        }
+    }
+
+    private RuntimeException translate(RuntimeException e) {
+        PostgresTarget target = Objects.requireNonNull(PostgresTarget.parse(jdbcUrl, password), "checked");
+        return e instanceof PostgresUnavailableException ? target.unavailable(e) : target.failed(e);
+    }
+
+    /** One line on stderr, exit {@link ExitCode#NOTHING_PARKED}. */
+    int nothingParked(CommandSpec spec) {
+        spec.commandLine()
+                .getErr()
+                .printf("%s: nothing is parked for %s in %s%n", spec.qualifiedName(), aggregateId(), processor())
+                .flush();
+        return ExitCode.NOTHING_PARKED;
+    }
+
+    private static String withoutQuery(String url) {
+        int query = url.indexOf('?');
+        return query < 0 ? url : url.substring(0, query) + "?...";
+    }
+}

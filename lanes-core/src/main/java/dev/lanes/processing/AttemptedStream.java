@@ -1,0 +1,58 @@
+package dev.lanes.processing;
+
+import dev.lanes.api.AggregateId;
+import dev.lanes.dispatch.MessageExchange;
+import dev.lanes.messaging.DomainEventStream;
+
+/**
+ * A stream from the bus, counting the attempts its lane makes, so the last one can park it as a dead letter before the
+ * stream is acknowledged. Its lane runs one attempt at a time, and hands the lane from one attempt to the next through a
+ * worker queue or a scheduled retry, which orders the count's updates.
+ */
+final class AttemptedStream implements MessageExchange<Object> {
+    private final MessageExchange<DomainEventStream> delivered;
+    private int attempts;
+
+    AttemptedStream(MessageExchange<DomainEventStream> delivered) {
+        this.delivered = delivered;
+    }
+
+    DomainEventStream stream() {
+        return delivered.message();
+    }
+
+    /** Counts one more attempt; returns its number, from 1. */
+    int nextAttempt() {
+        return ++attempts;
+    }
+
+    @Override
+    public Object message() {
+        return delivered.message();
+    }
+
+    @Override
+    public AggregateId aggregateId() {
+        return delivered.aggregateId();
+    }
+
+    @Override
+    public void acknowledge() {
+        delivered.acknowledge();
+    }
+
+    @Override
+    public void reject(Throwable reason) {
+        delivered.reject(reason);
+    }
+
+    @Override
+    public boolean mayBeRedelivered() {
+        return delivered.mayBeRedelivered();
+    }
+
+    @Override
+    public String toString() {
+        return delivered.toString();
+    }
+}

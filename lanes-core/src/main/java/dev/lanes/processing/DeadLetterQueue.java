@@ -1,0 +1,63 @@
+package dev.lanes.processing;
+
+import dev.lanes.api.AggregateId;
+import dev.lanes.messaging.DomainEventStream;
+import java.util.List;
+import java.util.Set;
+import reactor.core.publisher.Mono;
+
+/**
+ * A sequenced dead-letter queue: the event streams each processor could not handle, in sequences keyed by processor and
+ * aggregate. While a sequence exists, the processor parks that aggregate's later streams behind it instead of handling
+ * them out of order, until its head is delivered or skipped (see {@link DeadLetters}).
+ *
+ * <p><b>Threads.</b> {@link #isParked} is called in the lane for every stream: it must answer from memory, without
+ * blocking or allocating much. The other operations return a {@code Mono} that does its work when subscribed and must
+ * not block the subscribing thread (a lane's worker): a durable queue runs its I/O on a scheduler of its own.
+ *
+ * <p><b>Ordering.</b> The event side calls the mutating operations of one sequence from that aggregate's lane only, one
+ * after the other, so an implementation needs no ordering of its own within a sequence; it must assign increasing
+ * indexes, and keep operations on different sequences independent.
+ *
+ * <p>Implementations: {@link DeadLetterQueues#inMemory()}; {@code PostgresDeadLetterQueue} in {@code lanes-postgres}.
+ */
+public interface DeadLetterQueue {
+
+    /** Whether a sequence is parked for this processor and aggregate. From memory; any thread. */
+    boolean isParked(String processor, AggregateId aggregateId);
+
+    /**
+     * Parks {@code stream} at the end of its aggregate's sequence, creating the sequence if there is none. Completes with
+     * the stored letter once it is stored: only then may the stream be acknowledged to its source.
+     *
+     * @param attempts how many times the processor ran it
+     */
+    Mono<DeadLetter> enqueue(String processor, DomainEventStream stream, String reason, int attempts);
+
+    /**
+     * Parks {@code stream} at the end of its aggregate's sequence if that sequence exists; completes empty, storing
+     * nothing, if it does not (then the processor handles the stream).
+     */
+    Mono<DeadLetter> enqueueIfPresent(String processor, DomainEventStream stream, String reason);
+
+    /** Every sequence, ordered by processor, then aggregate. */
+    Mono<List<DeadLetterSequence>> sequences();
+
+    /** The letters of one sequence, head first; empty when nothing is parked. */
+    Mono<List<DeadLetter>> list(String processor, AggregateId aggregateId);
+
+    /** Removes one letter (delivered or skipped); the sequence ends with its last letter. */
+    Mono<Void> evict(DeadLetter letter);
+
+    /** Replaces a letter's reason, attempts and time after it failed again; it keeps its place. */
+    Mono<Void> update(DeadLetter letter);
+
+    /**
+     * Takes the retries requested from outside the process (for example {@code lanes parked retry}) for these
+     * processors, each once: the event side that runs them polls for them. Empty unless the queue is shared with other
+     * processes.
+     */
+    default Mono<List<DeadLetterSequence>> takeRetryRequests(Set<String> processors) {
+        return Mono.just(List.of());
+    }
+}

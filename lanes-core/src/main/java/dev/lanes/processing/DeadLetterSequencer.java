@@ -1,0 +1,156 @@
+package dev.lanes.processing;
+
+import dev.lanes.api.AggregateId;
+import dev.lanes.dispatch.RetryPolicy;
+import dev.lanes.messaging.DomainEventStream;
+import java.time.Clock;
+import java.util.List;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The dead-letter side of one processor's lanes: every method runs in the lane of the aggregate it is about, so the
+ * "is this sequence parked?" check, the parking and the retries of one aggregate are ordered with its streams.
+ *
+ * <p>A stream whose sequence is parked is parked behind it without running. Any other stream runs; when its last
+ * attempt (by the lanes' {@link RetryPolicy}) fails, it becomes the head of a new sequence, and is acknowledged only
+ * once the queue stored it. If the queue cannot store it, the error goes to the lane, which parks the stream in its
+ * {@link dev.lanes.dispatch.ParkingLot} instead: never dropped, but no longer holding its aggregate's later streams.
+ */
+final class DeadLetterSequencer {
+    private static final Logger log = LoggerFactory.getLogger(DeadLetterSequencer.class);
+    static final String BEHIND_HEAD = "parked behind the head of its sequence";
+
+    private final String processor;
+    private final DeadLetterQueue queue;
+    private final RetryPolicy retryPolicy;
+    private final Clock clock;
+    private final Function<DomainEventStream, Mono<Void>> deliver;
+    private final BiConsumer<DomainEventStream, Throwable> parked;
+
+    /**
+     * @param deliver runs a stream through the processor
+     * @param parked told of every stream parked, with why (a projection fails its senders' waits)
+     */
+    DeadLetterSequencer(
+            String processor,
+            DeadLetterQueue queue,
+            RetryPolicy retryPolicy,
+            Clock clock,
+            Function<DomainEventStream, Mono<Void>> deliver,
+            BiConsumer<DomainEventStream, Throwable> parked) {
+        this.processor = processor;
+        this.queue = queue;
+        this.retryPolicy = retryPolicy;
+        this.clock = clock;
+        this.deliver = deliver;
+        this.parked = parked;
+    }
+
+    /** Handles one attempt at a stream from the bus: parks it behind its sequence, or runs it. */
+    Mono<Void> handle(AttemptedStream exchange) {
+        DomainEventStream stream = exchange.stream();
+        if (!queue.isParked(processor, stream.aggregateId())) {
+            return attempt(exchange, stream);
+        }
+        return queue.enqueueIfPresent(processor, stream, BEHIND_HEAD)
+                .doOnNext(this::parkedBehind)
+                .hasElement()
+                .flatMap(behind -> behind ? Mono.<Void>empty() : attempt(exchange, stream));
+    }
+
+    private Mono<Void> attempt(AttemptedStream exchange, DomainEventStream stream) {
+        int attempt = exchange.nextAttempt();
+        return deliver.apply(stream)
+                .onErrorResume(error ->
+                        retryPolicy.shouldRetry(attempt, error) ? Mono.error(error) : park(stream, error, attempt));
+    }
+
+    private Mono<Void> park(DomainEventStream stream, Throwable error, int attempts) {
+        return queue.enqueue(processor, stream, DeadLetter.reasonOf(error), attempts)
+                .doOnNext(letter -> {
+                    log.warn(
+                            "Parked a message for {} from {} after {} attempt(s): {}",
+                            stream.aggregateId(),
+                            processor,
+                            attempts,
+                            letter.reason());
+                    parked.accept(stream, error);
+                })
+                .onErrorMap(failure -> {
+                    failure.addSuppressed(error);
+                    return failure;
+                })
+                .then();
+    }
+
+    private void parkedBehind(DeadLetter letter) {
+        log.info(
+                "Parked a message for {} from {} behind the head of its sequence (index {})",
+                letter.aggregateId(),
+                processor,
+                letter.index());
+        parked.accept(
+                letter.stream(),
+                new IllegalStateException(processor + " parked " + letter.stream() + " " + BEHIND_HEAD));
+    }
+
+    /** Runs a retry or skip; never errors: the operation's caller is answered instead. */
+    Mono<Void> run(SequenceOperation operation) {
+        AggregateId aggregateId = operation.aggregateId();
+        return queue.list(processor, aggregateId)
+                .flatMap(letters -> pass(aggregateId, letters, operation.skipsHead()))
+                .doOnNext(operation::answer)
+                .doOnError(operation::fail)
+                .onErrorResume(error -> Mono.empty())
+                .then();
+    }
+
+    /** What became of one letter in a pass. */
+    private record Step(boolean delivered, @Nullable String failure) {
+        static final Step DELIVERED = new Step(true, null);
+        static final Step SKIPPED = new Step(false, null);
+    }
+
+    /** Delivers the letters in order, the head skipped if asked, up to the first that fails again. */
+    private Mono<RetryOutcome> pass(AggregateId aggregateId, List<DeadLetter> letters, boolean skipHead) {
+        return Flux.fromIterable(letters)
+                .index()
+                .concatMap(indexed ->
+                        skipHead && indexed.getT1() == 0 ? skip(indexed.getT2()) : redeliver(indexed.getT2()))
+                .takeUntil(step -> step.failure() != null)
+                .collectList()
+                .map(steps -> outcome(aggregateId, letters.size(), steps));
+    }
+
+    private Mono<Step> skip(DeadLetter head) {
+        log.warn("{} skipped {} without delivering it", processor, head);
+        return queue.evict(head).thenReturn(Step.SKIPPED);
+    }
+
+    private Mono<Step> redeliver(DeadLetter letter) {
+        return deliver.apply(letter.stream()).materialize().flatMap(signal -> {
+            Throwable error = signal.getThrowable();
+            if (error == null) {
+                return queue.evict(letter).thenReturn(Step.DELIVERED);
+            }
+            DeadLetter again = letter.failedAgain(error, clock.instant());
+            log.warn("{} failed again on retry and stays the head of its sequence: {}", processor, again);
+            return queue.update(again).thenReturn(new Step(false, again.reason()));
+        });
+    }
+
+    private RetryOutcome outcome(AggregateId aggregateId, int size, List<Step> steps) {
+        int delivered = (int) steps.stream().filter(Step::delivered).count();
+        Step last = steps.isEmpty() ? Step.DELIVERED : steps.get(steps.size() - 1);
+        String failure = last.failure();
+        int skipped = steps.size() - delivered - (failure == null ? 0 : 1);
+        int remaining = failure == null ? 0 : size - delivered - skipped;
+        return new RetryOutcome(processor, aggregateId, delivered, skipped, remaining, failure);
+    }
+}

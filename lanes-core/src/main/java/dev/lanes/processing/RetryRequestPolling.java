@@ -1,0 +1,79 @@
+package dev.lanes.processing;
+
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * Takes the retries requested from outside (by {@code lanes parked retry|skip}) from a dead-letter queue, every
+ * interval, and runs each through the lanes. One poll at a time; a failed poll or retry is logged and the next poll
+ * goes on. Started once; after {@link #stop()} it never polls again.
+ */
+final class RetryRequestPolling {
+    private static final Logger log = LoggerFactory.getLogger(RetryRequestPolling.class);
+    private static final Disposable STOPPED = () -> {};
+
+    private final String owner;
+    private final DeadLetterQueue queue;
+    private final DeadLetters deadLetters;
+    private final Set<String> processors;
+    private final Duration interval;
+    private final Scheduler timer;
+    private final AtomicReference<@Nullable Disposable> polling = new AtomicReference<>();
+
+    RetryRequestPolling(
+            String owner,
+            DeadLetterQueue queue,
+            DeadLetters deadLetters,
+            Set<String> processors,
+            Duration interval,
+            Scheduler timer) {
+        this.owner = owner;
+        this.queue = queue;
+        this.deadLetters = deadLetters;
+        this.processors = Set.copyOf(processors);
+        this.interval = interval;
+        this.timer = timer;
+    }
+
+    void start() {
+        Disposable started = Flux.interval(interval, timer)
+                .onBackpressureDrop()
+                .concatMap(tick -> poll(), 1)
+                .subscribe();
+        if (!polling.compareAndSet(null, started)) {
+            started.dispose(); // stopped before it started
+        }
+    }
+
+    void stop() {
+        Disposable current = polling.getAndSet(STOPPED);
+        if (current != null) {
+            current.dispose();
+        }
+    }
+
+    private Mono<Void> poll() {
+        return queue.takeRetryRequests(processors)
+                .flatMapMany(Flux::fromIterable)
+                .concatMap(requested -> deadLetters
+                        .retry(requested.processor(), requested.aggregateId())
+                        .doOnNext(outcome -> log.info("{} ran a requested retry: {}", owner, outcome))
+                        .onErrorResume(error -> {
+                            log.warn("{} could not run the requested retry of {}", owner, requested, error);
+                            return Mono.empty();
+                        }))
+                .then()
+                .onErrorResume(error -> {
+                    log.warn("{} could not take the requested retries from {}", owner, queue, error);
+                    return Mono.empty();
+                });
+    }
+}

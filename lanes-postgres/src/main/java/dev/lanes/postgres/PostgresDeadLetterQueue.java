@@ -1,0 +1,385 @@
+package dev.lanes.postgres;
+
+import dev.lanes.api.AggregateId;
+import dev.lanes.api.NamedAggregate;
+import dev.lanes.messaging.DomainEventStream;
+import dev.lanes.processing.DeadLetter;
+import dev.lanes.processing.DeadLetterQueue;
+import dev.lanes.processing.DeadLetterSequence;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
+
+/**
+ * A {@link DeadLetterQueue} in PostgreSQL: one row per parked stream in {@code lanes_dead_letters} (schema version 4 of
+ * {@link Migrations}), keyed by processor, aggregate and sequence index; the stream's events and headers stored as in
+ * {@code lanes_event_streams}, through the same {@link EventSerializer}, with the reason and the attempts.
+ *
+ * <p><b>Parked check.</b> {@link #isParked} answers from a set of parked sequences in memory: loaded when the queue is
+ * opened, then kept by this queue's own writes. A sequence another process removed (a skip from the CLI) is found gone
+ * at the next stream of that aggregate, which is then handled; one another process created is not seen by this one
+ * until it is opened again. So run one processor's aggregate on one instance at a time, as the buses do.
+ *
+ * <p><b>Threads.</b> Every JDBC call runs on the queue's bounded scheduler (one thread per pooled connection), never
+ * on the subscriber's thread; opening is blocking (it loads the parked set): do it at start, not from a lane.
+ *
+ * <p><b>Failures.</b> As for {@link PostgresEventStore}: {@link PostgresUnavailableException} when the server cannot
+ * be reached, {@link PostgresStoreException} for other SQL errors, {@link EventSerializationException} for a payload
+ * that cannot be stored or read.
+ */
+public final class PostgresDeadLetterQueue implements DeadLetterQueue, AutoCloseable {
+    private static final String KEY =
+            "processor = ? AND tenant_id = ? AND context_name = ? AND aggregate_name = ? AND aggregate_id = ?";
+    private static final String COLUMNS = "processor, tenant_id, context_name, aggregate_name, aggregate_id";
+    private static final String NEXT_INDEX =
+            "coalesce((SELECT max(sequence_index) FROM lanes_dead_letters WHERE " + KEY + "), 0) + 1";
+    private static final String INSERT = "INSERT INTO lanes_dead_letters (" + COLUMNS + ", sequence_index, version,"
+            + " stream_id, request_id, command_id, created_at, headers, events, reason, attempts, parked_at)"
+            + " SELECT ?, ?, ?, ?, ?, " + NEXT_INDEX + ", ?, ?, ?, ?, ?, CAST(? AS jsonb), CAST(? AS jsonb), ?, ?, ?";
+    private static final String IF_PRESENT =
+            " WHERE EXISTS (SELECT 1 FROM lanes_dead_letters WHERE " + KEY + ") RETURNING sequence_index";
+    private static final String LETTER_COLUMNS = "sequence_index, version, stream_id, request_id, command_id,"
+            + " created_at, headers::text, events::text, reason, attempts, parked_at";
+    private static final String LIST =
+            "SELECT " + LETTER_COLUMNS + " FROM lanes_dead_letters WHERE " + KEY + " ORDER BY sequence_index";
+    private static final String SEQUENCES =
+            "SELECT " + COLUMNS + ", count(*) FROM lanes_dead_letters GROUP BY " + COLUMNS + " ORDER BY " + COLUMNS;
+    private static final String PARKED = "SELECT DISTINCT " + COLUMNS + " FROM lanes_dead_letters";
+    private static final String EVICT = "DELETE FROM lanes_dead_letters WHERE " + KEY + " AND sequence_index = ?";
+    private static final String EXISTS = "SELECT EXISTS (SELECT 1 FROM lanes_dead_letters WHERE " + KEY + ")";
+    private static final String UPDATE = "UPDATE lanes_dead_letters SET reason = ?, attempts = ?, parked_at = ?"
+            + " WHERE " + KEY + " AND sequence_index = ?";
+    private static final String REQUEST_RETRY =
+            "INSERT INTO lanes_dead_letter_retries (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING";
+    private static final String TAKE_RETRIES = "WITH taken AS (DELETE FROM lanes_dead_letter_retries"
+            + " WHERE processor = ANY (?) RETURNING "
+            + COLUMNS + ") SELECT " + COLUMNS + ", count(*) FROM taken JOIN lanes_dead_letters USING (" + COLUMNS
+            + ") GROUP BY " + COLUMNS + " ORDER BY " + COLUMNS;
+
+    private final Jdbc jdbc;
+    private final StreamCodec codec;
+    private final Clock clock;
+    private final Set<Sequence> parked = ConcurrentHashMap.newKeySet();
+
+    /** One sequence's key. */
+    private record Sequence(String processor, AggregateId aggregateId) {}
+
+    private PostgresDeadLetterQueue(Jdbc jdbc, EventSerializer serializer, Clock clock) {
+        this.jdbc = jdbc;
+        this.codec = new StreamCodec(Objects.requireNonNull(serializer, "serializer"));
+        this.clock = Objects.requireNonNull(clock, "clock");
+    }
+
+    /**
+     * Over a data source the caller owns and closes (the event store's {@link PostgresEventStore#dataSource()}, say),
+     * with the {@link JacksonEventSerializer}; loads the parked sequences. Blocking. The schema must be migrated.
+     *
+     * @throws PostgresUnavailableException if the server cannot be reached
+     */
+    public static PostgresDeadLetterQueue open(DataSource dataSource) {
+        return open(dataSource, new JacksonEventSerializer());
+    }
+
+    /** As {@link #open(DataSource)}, with the serializer the event store uses. */
+    public static PostgresDeadLetterQueue open(DataSource dataSource, EventSerializer serializer) {
+        return open(dataSource, serializer, Clock.systemUTC());
+    }
+
+    /** As {@link #open(DataSource, EventSerializer)}, with the clock that stamps {@link DeadLetter#parkedAt()}. */
+    public static PostgresDeadLetterQueue open(DataSource dataSource, EventSerializer serializer, Clock clock) {
+        return load(new PostgresDeadLetterQueue(
+                Jdbc.over(Objects.requireNonNull(dataSource, "dataSource"), Jdbc.threadsFor(dataSource)),
+                serializer,
+                clock));
+    }
+
+    /**
+     * Opens a pool of its own (closed with the queue) and loads the parked sequences, for tools such as the CLI.
+     * Blocking.
+     *
+     * @throws IllegalArgumentException if the URL is not a PostgreSQL JDBC URL
+     * @throws PostgresUnavailableException if the server cannot be reached; the message names host and port
+     * @throws PostgresStoreException if the server refuses the login or the database, or the schema lacks the table
+     */
+    public static PostgresDeadLetterQueue connect(
+            String jdbcUrl, String user, @Nullable String password, PostgresOptions options) {
+        return load(new PostgresDeadLetterQueue(
+                Jdbc.connect(jdbcUrl, user, password, options), new JacksonEventSerializer(), Clock.systemUTC()));
+    }
+
+    private static PostgresDeadLetterQueue load(PostgresDeadLetterQueue queue) {
+        try {
+            queue.parked.addAll(queue.jdbc.execute("loading the parked dead-letter sequences", queue::parkedSequences));
+            return queue;
+        } catch (RuntimeException e) {
+            queue.close();
+            throw e;
+        }
+    }
+
+    private List<Sequence> parkedSequences(Connection connection) throws SQLException {
+        List<Sequence> sequences = new ArrayList<>();
+        try (PreparedStatement query = connection.prepareStatement(PARKED);
+                ResultSet rows = query.executeQuery()) {
+            while (rows.next()) {
+                sequences.add(new Sequence(rows.getString(1), aggregateId(rows, 2)));
+            }
+        }
+        return sequences;
+    }
+
+    @Override
+    public boolean isParked(String processor, AggregateId aggregateId) {
+        return !parked.isEmpty() && parked.contains(new Sequence(processor, aggregateId));
+    }
+
+    @Override
+    public Mono<DeadLetter> enqueue(String processor, DomainEventStream stream, String reason, int attempts) {
+        return insert(processor, stream, reason, attempts, false);
+    }
+
+    @Override
+    public Mono<DeadLetter> enqueueIfPresent(String processor, DomainEventStream stream, String reason) {
+        return insert(processor, stream, reason, 0, true)
+                .switchIfEmpty(Mono.fromRunnable(() -> parked.remove(new Sequence(processor, stream.aggregateId()))));
+    }
+
+    private Mono<DeadLetter> insert(
+            String processor, DomainEventStream stream, String reason, int attempts, boolean ifPresent) {
+        return Mono.defer(() -> {
+            requireProcessor(processor);
+            requireOpen();
+            String headers = codec.encodeHeaders(stream.headers());
+            String events = codec.encodeEvents(stream.events());
+            Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
+            Sequence sequence = new Sequence(processor, stream.aggregateId());
+            return jdbc.call("parking " + stream + " for " + processor, connection -> {
+                        try (PreparedStatement insert = connection.prepareStatement(
+                                INSERT + (ifPresent ? IF_PRESENT : " RETURNING sequence_index"))) {
+                            int i = bindSequence(insert, 1, sequence);
+                            i = bindSequence(insert, i, sequence);
+                            insert.setInt(i++, stream.version());
+                            insert.setString(i++, stream.id());
+                            insert.setString(i++, stream.requestId());
+                            insert.setString(i++, stream.commandId());
+                            insert.setObject(i++, utc(stream.createdAt()));
+                            insert.setString(i++, headers);
+                            insert.setString(i++, events);
+                            insert.setString(i++, reason);
+                            insert.setInt(i++, attempts);
+                            insert.setObject(i++, utc(now));
+                            if (ifPresent) {
+                                bindSequence(insert, i, sequence);
+                            }
+                            try (ResultSet rows = insert.executeQuery()) {
+                                return rows.next() ? Optional.of(rows.getLong(1)) : Optional.<Long>empty();
+                            }
+                        }
+                    })
+                    .flatMap(Mono::justOrEmpty)
+                    .map(index -> {
+                        parked.add(sequence);
+                        return new DeadLetter(processor, index, stream, reason, attempts, now);
+                    });
+        });
+    }
+
+    @Override
+    public Mono<List<DeadLetterSequence>> sequences() {
+        return call("listing the parked dead-letter sequences", connection -> {
+            try (PreparedStatement query = connection.prepareStatement(SEQUENCES)) {
+                return sequences(query);
+            }
+        });
+    }
+
+    private static List<DeadLetterSequence> sequences(PreparedStatement query) throws SQLException {
+        List<DeadLetterSequence> sequences = new ArrayList<>();
+        try (ResultSet rows = query.executeQuery()) {
+            while (rows.next()) {
+                sequences.add(new DeadLetterSequence(rows.getString(1), aggregateId(rows, 2), rows.getInt(6)));
+            }
+        }
+        return sequences;
+    }
+
+    @Override
+    public Mono<List<DeadLetter>> list(String processor, AggregateId aggregateId) {
+        Sequence sequence = new Sequence(processor, aggregateId);
+        return call("listing the dead letters of " + aggregateId + " for " + processor, connection -> {
+            try (PreparedStatement query = connection.prepareStatement(LIST)) {
+                bindSequence(query, 1, sequence);
+                return letters(query, sequence);
+            }
+        });
+    }
+
+    private List<DeadLetter> letters(PreparedStatement query, Sequence sequence) throws SQLException {
+        List<DeadLetter> letters = new ArrayList<>();
+        try (ResultSet rows = query.executeQuery()) {
+            while (rows.next()) {
+                letters.add(letter(rows, sequence));
+            }
+        }
+        return letters;
+    }
+
+    private DeadLetter letter(ResultSet rows, Sequence sequence) throws SQLException {
+        DomainEventStream stream = new DomainEventStream(
+                rows.getString(3),
+                sequence.aggregateId(),
+                rows.getInt(2),
+                rows.getString(4),
+                rows.getString(5),
+                codec.decodeEvents(rows.getString(8)),
+                rows.getObject(6, OffsetDateTime.class).toInstant(),
+                codec.decodeHeaders(rows.getString(7)));
+        return new DeadLetter(
+                sequence.processor(),
+                rows.getLong(1),
+                stream,
+                rows.getString(9),
+                rows.getInt(10),
+                rows.getObject(11, OffsetDateTime.class).toInstant());
+    }
+
+    @Override
+    public Mono<Void> evict(DeadLetter letter) {
+        Sequence sequence = new Sequence(letter.processor(), letter.aggregateId());
+        return call("removing " + letter, connection -> {
+                    try (PreparedStatement delete = connection.prepareStatement(EVICT)) {
+                        delete.setLong(bindSequence(delete, 1, sequence), letter.index());
+                        delete.executeUpdate();
+                    }
+                    return exists(connection, sequence);
+                })
+                .doOnNext(exists -> {
+                    if (!exists) {
+                        parked.remove(sequence);
+                    }
+                })
+                .then();
+    }
+
+    private static boolean exists(Connection connection, Sequence sequence) throws SQLException {
+        try (PreparedStatement query = connection.prepareStatement(EXISTS)) {
+            bindSequence(query, 1, sequence);
+            try (ResultSet rows = query.executeQuery()) {
+                return rows.next() && rows.getBoolean(1);
+            }
+        }
+    }
+
+    @Override
+    public Mono<Void> update(DeadLetter letter) {
+        Sequence sequence = new Sequence(letter.processor(), letter.aggregateId());
+        return call("updating " + letter, connection -> {
+                    try (PreparedStatement update = connection.prepareStatement(UPDATE)) {
+                        update.setString(1, letter.reason());
+                        update.setInt(2, letter.attempts());
+                        update.setObject(3, utc(letter.parkedAt()));
+                        update.setLong(bindSequence(update, 4, sequence), letter.index());
+                        return update.executeUpdate();
+                    }
+                })
+                .then();
+    }
+
+    /**
+     * Asks the instances running {@code processor} to retry the sequence in its lane (they take requests with {@link
+     * #takeRetryRequests(Set)}); for tools outside those instances. Idempotent until taken.
+     */
+    public Mono<Void> requestRetry(String processor, AggregateId aggregateId) {
+        Sequence sequence =
+                new Sequence(requireProcessor(processor), Objects.requireNonNull(aggregateId, "aggregateId"));
+        return call("requesting a retry of " + aggregateId + " for " + processor, connection -> {
+                    try (PreparedStatement insert = connection.prepareStatement(REQUEST_RETRY)) {
+                        bindSequence(insert, 1, sequence);
+                        return insert.executeUpdate();
+                    }
+                })
+                .then();
+    }
+
+    /**
+     * Takes the requested retries of these processors, each once, with the size of its sequence; requests for gone
+     * sequences are dropped.
+     */
+    @Override
+    public Mono<List<DeadLetterSequence>> takeRetryRequests(Set<String> processors) {
+        List<String> names = List.copyOf(processors);
+        return call("taking the requested dead-letter retries of " + names, connection -> {
+            try (PreparedStatement query = connection.prepareStatement(TAKE_RETRIES)) {
+                query.setArray(1, connection.createArrayOf("text", names.toArray()));
+                return sequences(query);
+            }
+        });
+    }
+
+    private <T> Mono<T> call(String operation, Jdbc.Work<T> work) {
+        return Mono.defer(() -> {
+            requireOpen();
+            return jdbc.call(operation, work);
+        });
+    }
+
+    private static int bindSequence(PreparedStatement statement, int index, Sequence sequence) throws SQLException {
+        statement.setString(index, sequence.processor());
+        return PostgresEventStore.bindKey(statement, index + 1, sequence.aggregateId());
+    }
+
+    private static AggregateId aggregateId(ResultSet rows, int from) throws SQLException {
+        return AggregateId.of(
+                NamedAggregate.of(rows.getString(from + 1), rows.getString(from + 2)),
+                rows.getString(from + 3),
+                rows.getString(from));
+    }
+
+    private static OffsetDateTime utc(Instant instant) {
+        return OffsetDateTime.ofInstant(instant.truncatedTo(ChronoUnit.MICROS), ZoneOffset.UTC);
+    }
+
+    private static String requireProcessor(String processor) {
+        if (processor.isBlank()) {
+            throw new IllegalArgumentException("processor must not be blank: '" + processor + "'");
+        }
+        return processor;
+    }
+
+    private void requireOpen() {
+        if (jdbc.isClosed()) {
+            throw new IllegalStateException("The dead-letter queue on " + jdbc.server() + " is closed");
+        }
+    }
+
+    /** {@code host:port/database}, as used in error messages. */
+    public String server() {
+        return jdbc.server();
+    }
+
+    /** Stops the queue's scheduler and, if {@code connect} opened it, the pool. Idempotent. */
+    @Override
+    public void close() {
+        jdbc.close();
+    }
+
+    @Override
+    public String toString() {
+        return "PostgresDeadLetterQueue[" + jdbc.server() + ", " + parked.size() + " sequence(s) parked]";
+    }
+}

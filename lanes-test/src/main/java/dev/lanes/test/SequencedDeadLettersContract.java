@@ -1,0 +1,357 @@
+package dev.lanes.test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lanes.api.AggregateId;
+import dev.lanes.api.NamedAggregate;
+import dev.lanes.dispatch.LaneSettings;
+import dev.lanes.dispatch.RetryPolicy;
+import dev.lanes.event.DomainEventBus;
+import dev.lanes.event.DomainEventBuses;
+import dev.lanes.lifecycle.RuntimeContext;
+import dev.lanes.messaging.DomainEvent;
+import dev.lanes.messaging.DomainEventStream;
+import dev.lanes.processing.CompositeEventDispatcher;
+import dev.lanes.processing.DeadLetter;
+import dev.lanes.processing.DeadLetterQueue;
+import dev.lanes.processing.DeadLetterSequence;
+import dev.lanes.processing.DeadLetters;
+import dev.lanes.processing.EventProcessor;
+import dev.lanes.processing.ProcessorKind;
+import dev.lanes.processing.RetryOutcome;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * The behaviour of sequenced dead letters on the event side, for any {@link DeadLetterQueue}. Extend it and implement
+ * {@link #createQueue()}; every test uses fresh aggregate ids, so the queue's storage may be shared between tests.
+ *
+ * <p>Two processors receive {@code sales.order} streams: {@code Poisoned} fails on the streams a test poisons (one
+ * retry, no backoff), {@code Healthy} never fails. A test publishes to an in-memory bus and reads what each processor
+ * handled, in order, per aggregate.
+ */
+public abstract class SequencedDeadLettersContract {
+    /** How long any wait of these tests may take. */
+    protected static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+    private static final NamedAggregate ORDER = NamedAggregate.of("sales", "order");
+    private static final String POISONED = "Poisoned";
+    private static final String HEALTHY = "Healthy";
+
+    /** The payload of the test streams. */
+    public record Touched(String label) {}
+
+    private final Journal journal = new Journal();
+    private final List<CompositeEventDispatcher> started = new ArrayList<>();
+    /** The bus of the event side started last, which {@link #publish} publishes to. */
+    private volatile DomainEventBus bus = DomainEventBuses.inMemory();
+
+    private volatile Predicate<DomainEventStream> poisoned = stream -> false;
+    private volatile Map<String, Mono<Void>> held = Map.of();
+
+    /** The queue under test; called once per event side (twice in a restart test, which must see the same letters). */
+    protected abstract DeadLetterQueue createQueue();
+
+    @AfterEach
+    void stopEventSides() {
+        started.forEach(side -> side.stopGracefully().block(TIMEOUT));
+    }
+
+    @Test
+    void aPoisonEventParksItsAggregatesLaterEventsForThatProcessorOnlyAndARetryDeliversThemInOrder() {
+        AggregateId bad = fresh("bad");
+        AggregateId good = fresh("good");
+        poison(bad, 2);
+        CompositeEventDispatcher side = start(createQueue());
+
+        publish(bad, 1, 2, 3, 4);
+        publish(good, 1, 2, 3);
+
+        journal.awaitHandled(HEALTHY, bad, 4);
+        journal.awaitHandled(POISONED, good, 3);
+        List<DeadLetter> letters = awaitParked(side.deadLetters(), bad, 3);
+        assertThat(journal.handled(POISONED, bad)).containsExactly(1);
+        assertThat(journal.handled(HEALTHY, bad)).containsExactly(1, 2, 3, 4);
+        assertThat(journal.handled(POISONED, good)).containsExactly(1, 2, 3);
+        assertThat(letters).extracting(letter -> letter.stream().version()).containsExactly(2, 3, 4);
+        assertThat(letters.get(0).attempts()).isEqualTo(2);
+        assertThat(letters.get(0).reason()).isEqualTo("java.lang.IllegalStateException: poisoned " + bad + " v2");
+        assertThat(letters.subList(1, 3))
+                .allSatisfy(letter -> assertThat(letter.attempts()).isZero());
+        assertThat(side.deadLetters().list(HEALTHY, bad).block(TIMEOUT)).isEmpty();
+        assertThat(side.deadLetters().list(POISONED, good).block(TIMEOUT)).isEmpty();
+        assertThat(side.deadLetters().sequences().block(TIMEOUT))
+                .filteredOn(sequence -> sequence.aggregateId().equals(bad))
+                .containsExactly(new DeadLetterSequence(POISONED, bad, 3));
+
+        cure();
+        RetryOutcome outcome = side.deadLetters().retry(POISONED, bad).block(TIMEOUT);
+
+        assertThat(outcome).isEqualTo(new RetryOutcome(POISONED, bad, 3, 0, 0, null));
+        assertThat(journal.handled(POISONED, bad)).containsExactly(1, 2, 3, 4);
+        assertThat(side.deadLetters().list(POISONED, bad).block(TIMEOUT)).isEmpty();
+        publish(bad, 5);
+        journal.awaitHandled(POISONED, bad, 5);
+        assertThat(journal.handled(POISONED, bad)).containsExactly(1, 2, 3, 4, 5);
+    }
+
+    /** The defect this replaces: one processor saw versions [1, 3], then [1, 3, 2] after the replay. */
+    @Test
+    void replayingParkedStreamsKeepsVersionOrder() {
+        AggregateId id = fresh("replayed");
+        poison(id, 2);
+        CompositeEventDispatcher side = start(createQueue());
+
+        publish(id, 1, 2, 3);
+        awaitParked(side.deadLetters(), id, 2);
+        assertThat(journal.handled(POISONED, id)).containsExactly(1);
+
+        cure();
+        assertThat(side.replayParked().block(TIMEOUT)).isGreaterThanOrEqualTo(2);
+
+        assertThat(journal.handled(POISONED, id)).containsExactly(1, 2, 3);
+    }
+
+    @Test
+    void streamsArrivingWhileARetryRunsWaitForItAndFollowInOrder() {
+        AggregateId id = fresh("raced");
+        poison(id, 2);
+        CompositeEventDispatcher side = start(createQueue());
+        publish(id, 1, 2, 3);
+        awaitParked(side.deadLetters(), id, 2);
+        cure();
+        Sinks.Empty<Void> release = Sinks.empty();
+        hold(id, 2, release.asMono());
+
+        Mono<RetryOutcome> retry = side.deadLetters().retry(POISONED, id).cache();
+        retry.subscribe();
+        journal.awaitStarted(POISONED, id, 2, 3); // twice before it was parked, now the retry
+        publish(id, 4, 5); // while the retry's delivery of v2 is still running, in the same lane
+        release.tryEmitEmpty();
+
+        assertThat(retry.block(TIMEOUT)).isEqualTo(new RetryOutcome(POISONED, id, 2, 0, 0, null));
+        journal.awaitHandled(POISONED, id, 5);
+        assertThat(journal.handled(POISONED, id)).containsExactly(1, 2, 3, 4, 5);
+        assertThat(side.deadLetters().list(POISONED, id).block(TIMEOUT)).isEmpty();
+    }
+
+    @Test
+    void aRetryThatFailsAgainStopsThereTheHeadKeepsItsPlaceWithItsNewReasonAndLaterStreamsStayBehindIt() {
+        AggregateId id = fresh("again");
+        poison(id, 2);
+        CompositeEventDispatcher side = start(createQueue());
+        publish(id, 1, 2, 3);
+        awaitParked(side.deadLetters(), id, 2);
+
+        RetryOutcome outcome = side.deadLetters().retry(POISONED, id).block(TIMEOUT);
+        publish(id, 4);
+        List<DeadLetter> letters = awaitParked(side.deadLetters(), id, 3);
+
+        assertThat(outcome)
+                .isEqualTo(new RetryOutcome(
+                        POISONED, id, 0, 0, 2, "java.lang.IllegalStateException: poisoned " + id + " v2"));
+        assertThat(letters).extracting(letter -> letter.stream().version()).containsExactly(2, 3, 4);
+        assertThat(letters.get(0).attempts()).isEqualTo(3);
+        assertThat(journal.handled(POISONED, id)).containsExactly(1);
+    }
+
+    @Test
+    void aSkipDropsTheHeadAndDeliversTheRestInOrder() {
+        AggregateId id = fresh("skipped");
+        poison(id, 2);
+        CompositeEventDispatcher side = start(createQueue());
+        publish(id, 1, 2, 3, 4);
+        awaitParked(side.deadLetters(), id, 3);
+
+        RetryOutcome outcome = side.deadLetters().skip(POISONED, id).block(TIMEOUT);
+
+        assertThat(outcome).isEqualTo(new RetryOutcome(POISONED, id, 2, 1, 0, null));
+        assertThat(journal.handled(POISONED, id)).containsExactly(1, 3, 4);
+        assertThat(side.deadLetters().list(POISONED, id).block(TIMEOUT)).isEmpty();
+    }
+
+    @Test
+    void badInputIsParkedWithItsReasonNeverDropped() {
+        AggregateId id = fresh("refused");
+        poisoned = stream -> stream.aggregateId().equals(id);
+        CompositeEventDispatcher side = start(createQueue());
+        publish(id, 1);
+
+        DeadLetter letter = awaitParked(side.deadLetters(), id, 1).get(0);
+
+        assertThat(letter.processor()).isEqualTo(POISONED);
+        assertThat(letter.index()).isPositive();
+        assertThat(letter.reason()).isEqualTo("java.lang.IllegalStateException: poisoned " + id + " v1");
+        assertThat(letter.stream().payloads()).containsExactly(new Touched(id.id() + " v1"));
+        assertThat(letter.attempts()).isEqualTo(2);
+    }
+
+    @Test
+    void retryAndSkipNameWhatTheyCannotFind() {
+        CompositeEventDispatcher side = start(createQueue());
+        AggregateId id = fresh("unknown");
+
+        assertThatThrownBy(() -> side.deadLetters().retry("Missing", id).block(TIMEOUT))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("no processor 'Missing'")
+                .hasMessageContaining(POISONED);
+        assertThatThrownBy(() -> side.deadLetters()
+                        .skip(POISONED, AggregateId.of(NamedAggregate.of("sales", "invoice"), "i-1"))
+                        .block(TIMEOUT))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("receives no streams of sales.invoice");
+        assertThat(side.deadLetters().retry(POISONED, id).block(TIMEOUT))
+                .isEqualTo(new RetryOutcome(POISONED, id, 0, 0, 0, null));
+    }
+
+    /** For restart tests: a new event side over a queue that must still hold what an earlier one parked. */
+    protected final CompositeEventDispatcher start(DeadLetterQueue queue) {
+        bus = DomainEventBuses.inMemory();
+        CompositeEventDispatcher side = CompositeEventDispatcher.builder("DeadLetterSide", bus)
+                .processor(processor(POISONED, true))
+                .processor(processor(HEALTHY, false))
+                .settings(LaneSettings.DEFAULT.withRetryPolicy(
+                        RetryPolicy.DEFAULT.withMaxRetries(1).withBackoff(Duration.ZERO, Duration.ZERO)))
+                .deadLetterQueue(queue)
+                .retryRequestPolling(Duration.ofMillis(50), Schedulers.parallel())
+                .schedulerParallelism(2)
+                .build();
+        side.prepare(RuntimeContext.standalone()).block(TIMEOUT);
+        side.start();
+        started.add(side);
+        return side;
+    }
+
+    protected final void publish(AggregateId id, int... versions) {
+        for (int version : versions) {
+            bus.publish(stream(id, version)).block(TIMEOUT);
+        }
+    }
+
+    protected static AggregateId fresh(String label) {
+        return AggregateId.of(ORDER, label + "-" + UUID.randomUUID());
+    }
+
+    /** The {@code Poisoned} processor fails on this stream until {@link #cure()}. */
+    protected final void poison(AggregateId id, int version) {
+        poisoned = stream -> stream.aggregateId().equals(id) && stream.version() == version;
+    }
+
+    protected final void cure() {
+        poisoned = stream -> false;
+    }
+
+    protected final Journal journal() {
+        return journal;
+    }
+
+    private void hold(AggregateId id, int version, Mono<Void> until) {
+        held = Map.of(id + " v" + version, until);
+    }
+
+    /** Waits until the sequence holds {@code size} letters; returns them, head first. */
+    protected static List<DeadLetter> awaitParked(DeadLetters deadLetters, AggregateId id, int size) {
+        return Awaitility.await()
+                .atMost(TIMEOUT)
+                .until(() -> deadLetters.list(POISONED, id).block(TIMEOUT), letters -> letters.size() == size);
+    }
+
+    private EventProcessor processor(String name, boolean failing) {
+        return EventProcessor.builder(name, ProcessorKind.HANDLER)
+                .on(
+                        ORDER,
+                        Touched.class,
+                        (event, context) -> Mono.defer(() -> {
+                            DomainEventStream stream = context.stream();
+                            journal.started(name, stream);
+                            if (failing && poisoned.test(stream)) {
+                                return Mono.error(new IllegalStateException(
+                                        "poisoned " + stream.aggregateId() + " v" + stream.version()));
+                            }
+                            Mono<Void> until =
+                                    failing ? held.get(stream.aggregateId() + " v" + stream.version()) : null;
+                            Mono<Void> handled = Mono.fromRunnable(() -> journal.handled(name, stream));
+                            return until == null ? handled : until.then(handled);
+                        }))
+                .build();
+    }
+
+    private static DomainEventStream stream(AggregateId id, int version) {
+        return new DomainEventStream(
+                UUID.randomUUID().toString(),
+                id,
+                version,
+                "request-" + version,
+                "command-" + version,
+                List.of(new DomainEvent(1, new Touched(id.id() + " v" + version))),
+                Instant.now().truncatedTo(ChronoUnit.MICROS),
+                Map.of());
+    }
+
+    /** What each processor started and handled, per aggregate, in order; waits are bounded by {@link #TIMEOUT}. */
+    protected static final class Journal {
+        private final Map<String, List<Integer>> handled = new ConcurrentHashMap<>();
+        private final Map<String, List<Integer>> started = new ConcurrentHashMap<>();
+
+        synchronized void started(String processor, DomainEventStream stream) {
+            started.computeIfAbsent(key(processor, stream.aggregateId()), k -> new ArrayList<>())
+                    .add(stream.version());
+            notifyAll();
+        }
+
+        synchronized void handled(String processor, DomainEventStream stream) {
+            handled.computeIfAbsent(key(processor, stream.aggregateId()), k -> new ArrayList<>())
+                    .add(stream.version());
+            notifyAll();
+        }
+
+        public synchronized List<Integer> handled(String processor, AggregateId id) {
+            return List.copyOf(handled.getOrDefault(key(processor, id), List.of()));
+        }
+
+        public void awaitHandled(String processor, AggregateId id, int version) {
+            await(handled, processor, id, version, 1);
+        }
+
+        void awaitStarted(String processor, AggregateId id, int version, int times) {
+            await(started, processor, id, version, times);
+        }
+
+        private synchronized void await(
+                Map<String, List<Integer>> seen, String processor, AggregateId id, int version, int times) {
+            long deadline = System.nanoTime() + TIMEOUT.toNanos();
+            while (Collections.frequency(seen.getOrDefault(key(processor, id), List.of()), version) < times) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new AssertionError(processor + " did not reach " + id + " v" + version + " within " + TIMEOUT
+                            + "; handled " + handled.get(key(processor, id)));
+                }
+                try {
+                    wait(Math.max(1, left / 1_000_000));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new AssertionError("interrupted", e);
+                }
+            }
+        }
+
+        private static String key(String processor, AggregateId id) {
+            return processor + "/" + id;
+        }
+    }
+}
