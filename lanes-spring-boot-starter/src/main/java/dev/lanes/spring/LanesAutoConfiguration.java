@@ -1,0 +1,116 @@
+package dev.lanes.spring;
+
+import dev.lanes.Lanes;
+import dev.lanes.command.CommandGateway;
+import dev.lanes.dispatch.DispatcherMetrics;
+import dev.lanes.event.DomainEventBus;
+import dev.lanes.eventsourcing.EventStore;
+import dev.lanes.eventsourcing.EventStores;
+import dev.lanes.eventsourcing.SnapshotStore;
+import dev.lanes.modeling.AggregateDefinition;
+import dev.lanes.processing.EventProcessor;
+import dev.lanes.scheduler.AggregateSchedulers;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * Wires one {@link Lanes} from the application's beans and runs it with the context.
+ *
+ * <ul>
+ *   <li>{@link AggregateDefinition} beans are the aggregates (at least one is required); {@link EventProcessor} and
+ *       {@link EventProcessorFactory} beans the processors (projections, handlers, sagas);
+ *   <li>the event store is an {@link EventStore} bean if the application declares one, else PostgreSQL over the
+ *       application's {@code DataSource} (lanes-postgres on the classpath, {@code lanes.postgres.enabled}), else in
+ *       memory; a {@link SnapshotStore} or {@link DomainEventBus} bean is used when declared;
+ *   <li>dispatcher metrics go to Micrometer when a {@code MeterRegistry} is present (lanes-micrometer on the classpath),
+ *       with the runtime's meters as a {@code MeterBinder} bean;
+ *   <li>{@link DispatcherSchedulers} and {@link LanesParkingLots} come from {@code lanes.*} unless declared;
+ *       {@link LanesBuilderCustomizer} beans adjust the builder last;
+ *   <li>the {@link Lanes} bean is started and stopped by {@link LanesLifecycle}; the {@link CommandGateway} is a bean.
+ * </ul>
+ *
+ * Every bean here backs off when the application declares one of its type (the {@code Lanes} bean included).
+ */
+@AutoConfiguration(
+        afterName = {
+            "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+            "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+            "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration"
+        })
+@EnableConfigurationProperties(LanesProperties.class)
+@Import({LanesPostgresConfiguration.class, LanesMicrometerConfiguration.class, LanesAutoConfiguration.InMemory.class})
+public final class LanesAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    DispatcherSchedulers lanesDispatcherSchedulers(LanesProperties properties) {
+        LanesProperties.Schedulers settings = properties.schedulers();
+        Integer configured = settings.workers();
+        int workers = configured != null ? configured : Schedulers.DEFAULT_POOL_SIZE;
+        return switch (settings.kind()) {
+            case PER_TYPE -> name -> AggregateSchedulers.perType(name, workers);
+            case SHARED_POOL -> name -> AggregateSchedulers.sharedPool(name, workers);
+        };
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    LanesParkingLots lanesParkingLots() {
+        return LanesParkingLots.inMemory();
+    }
+
+    /** Built, not started: {@link LanesLifecycle} starts it; closing it (a graceful stop) is idempotent. */
+    @Bean
+    @ConditionalOnMissingBean
+    Lanes lanes(
+            LanesProperties properties,
+            ObjectProvider<AggregateDefinition<?>> aggregates,
+            ObjectProvider<EventProcessor> processors,
+            ObjectProvider<EventProcessorFactory> factories,
+            EventStore eventStore,
+            ObjectProvider<SnapshotStore> snapshotStore,
+            ObjectProvider<DomainEventBus> eventBus,
+            ObjectProvider<DispatcherMetrics> metrics,
+            ObjectProvider<LanesBuilderCustomizer> customizers,
+            DispatcherSchedulers schedulers,
+            LanesParkingLots parking) {
+        LanesFactory factory = new LanesFactory(
+                aggregates.orderedStream().toList(),
+                processors.orderedStream().toList(),
+                factories.orderedStream().toList(),
+                eventStore,
+                snapshotStore.getIfUnique(),
+                eventBus.getIfUnique(),
+                metrics.getIfUnique(),
+                customizers.orderedStream().toList());
+        return factory.build(properties, schedulers, parking);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    LanesLifecycle lanesLifecycle(Lanes lanes, LanesProperties properties) {
+        return new LanesLifecycle(lanes, properties.startTimeout(), properties.shutdownTimeout());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    CommandGateway lanesCommandGateway(Lanes lanes) {
+        return lanes.gateway();
+    }
+
+    /** The in-memory event store, when neither the application nor the PostgreSQL configuration declared one. */
+    @Configuration(proxyBeanMethods = false)
+    static class InMemory {
+        @Bean
+        @ConditionalOnMissingBean
+        EventStore lanesEventStore() {
+            return EventStores.inMemory();
+        }
+    }
+}
