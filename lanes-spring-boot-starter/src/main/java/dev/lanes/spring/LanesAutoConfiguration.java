@@ -5,7 +5,6 @@ import dev.lanes.command.CommandGateway;
 import dev.lanes.dispatch.DispatcherMetrics;
 import dev.lanes.event.DomainEventBus;
 import dev.lanes.eventsourcing.EventStore;
-import dev.lanes.eventsourcing.EventStores;
 import dev.lanes.eventsourcing.SnapshotStore;
 import dev.lanes.modeling.AggregateDefinition;
 import dev.lanes.processing.EventProcessor;
@@ -15,7 +14,6 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import reactor.core.scheduler.Schedulers;
 
@@ -44,7 +42,7 @@ import reactor.core.scheduler.Schedulers;
             "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration"
         })
 @EnableConfigurationProperties(LanesProperties.class)
-@Import({LanesPostgresConfiguration.class, LanesMicrometerConfiguration.class, LanesAutoConfiguration.InMemory.class})
+@Import({LanesPostgresConfiguration.class, LanesMicrometerConfiguration.class, LanesInMemoryStoreConfiguration.class})
 public final class LanesAutoConfiguration {
 
     @Bean
@@ -65,8 +63,12 @@ public final class LanesAutoConfiguration {
         return LanesParkingLots.inMemory();
     }
 
-    /** Built, not started: {@link LanesLifecycle} starts it; closing it (a graceful stop) is idempotent. */
-    @Bean
+    /**
+     * Built, not started: {@link LanesLifecycle} starts and stops it, so the bean has no destroy method (a second stop
+     * at destruction would only repeat the outcome of the first, a forced one as an exception). Building starts no
+     * thread: a context that fails before the lifecycle started it leaves nothing running.
+     */
+    @Bean(destroyMethod = "")
     @ConditionalOnMissingBean
     Lanes lanes(
             LanesProperties properties,
@@ -102,15 +104,5 @@ public final class LanesAutoConfiguration {
     @ConditionalOnMissingBean
     CommandGateway lanesCommandGateway(Lanes lanes) {
         return lanes.gateway();
-    }
-
-    /** The in-memory event store, when neither the application nor the PostgreSQL configuration declared one. */
-    @Configuration(proxyBeanMethods = false)
-    static class InMemory {
-        @Bean
-        @ConditionalOnMissingBean
-        EventStore lanesEventStore() {
-            return EventStores.inMemory();
-        }
     }
 }

@@ -28,7 +28,7 @@ class LanesPostgresConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean(EventStore.class)
-    PostgresEventStore lanesEventStore(DataSource dataSource, LanesProperties properties) {
+    PostgresEventStore lanesPostgresEventStore(DataSource dataSource, LanesProperties properties) {
         PostgresEventStore store = new PostgresEventStore(dataSource);
         if (properties.postgres().migrate()) {
             try {
