@@ -62,10 +62,10 @@ import reactor.core.scheduler.Schedulers;
  * }</pre>
  *
  * <p>What {@link Builder#build()} wires: the event store (in memory unless given), the snapshot store (none unless
- * given), an in-memory command bus and the {@link CommandResults} its senders wait in, the {@link CommandGateway}, one
+ * given), the command bus (in memory unless a factory is given) and the {@link CommandResults} its senders wait in, the {@link CommandGateway}, one
  * {@link CommandDispatcher} for every aggregate, an in-memory event bus (unless given) and one {@link
  * CompositeEventDispatcher} for every processor (none without processors), all under one {@link LanesRuntime}: the
- * command side first, so on stop the event side drains last.
+ * infrastructure components given to {@link Builder#component} first, then the command side, then the event side.
  *
  * <p>Building starts nothing: {@link #start()} (or {@code runtime().start()}) prepares, then starts every component.
  * {@link #stop()} and {@link #close()} stop gracefully; {@code runtime().shutdown()} does the same and returns the
@@ -213,6 +213,8 @@ public final class Lanes implements GracefullyStoppable {
         private @Nullable EventStore eventStore;
         private SnapshotStore snapshotStore = SnapshotStore.NONE;
         private @Nullable DomainEventBus eventBus;
+        private @Nullable Function<? super CommandResults, ? extends CommandBus> commandBus;
+        private final List<RuntimeComponent> components = new ArrayList<>();
         private int commandBusCapacity = CommandBuses.DEFAULT_CAPACITY_PER_TYPE;
         private LaneSettings commandSettings = CommandDispatcher.DEFAULT_SETTINGS;
         private LaneSettings eventSettings = LaneSettings.DEFAULT;
@@ -275,6 +277,33 @@ public final class Lanes implements GracefullyStoppable {
          */
         public Builder eventBus(DomainEventBus eventBus) {
             this.eventBus = Objects.requireNonNull(eventBus, "eventBus");
+            return this;
+        }
+
+        /**
+         * Makes the bus that carries commands from the gateway to the command dispatcher, given the {@link
+         * CommandResults} its senders wait in (a distributed bus reports outcomes from other instances there). Called
+         * once, by {@link #build()}. The in-memory bus ({@link CommandBuses#inMemory(int, CommandResults)} with the
+         * {@link #commandBusCapacity} capacity) unless set.
+         */
+        public Builder commandBus(Function<? super CommandResults, ? extends CommandBus> factory) {
+            this.commandBus = Objects.requireNonNull(factory, "commandBus");
+            return this;
+        }
+
+        /**
+         * Adds a runtime component of the infrastructure (a bus's connection, its consumers), in the order of the
+         * calls: the runtime prepares and starts these before the dispatchers and stops them after the dispatchers
+         * drained, in reverse order, under the same deadline. Lanes does not build or configure them.
+         *
+         * @throws IllegalArgumentException naming the component when it is added twice
+         */
+        public Builder component(RuntimeComponent component) {
+            Objects.requireNonNull(component, "component");
+            if (components.contains(component)) {
+                throw new IllegalArgumentException("component " + component.name() + " is added twice");
+            }
+            components.add(component);
             return this;
         }
 
@@ -396,7 +425,7 @@ public final class Lanes implements GracefullyStoppable {
             }
             CommandResults results = new CommandResults(commandTimeout, timer);
             EventStore store = eventStore != null ? eventStore : EventStores.inMemory();
-            CommandBus commandBus = CommandBuses.inMemory(commandBusCapacity, results);
+            CommandBus commandBus = makeCommandBus(results);
             DomainEventBus bus = eventBus != null ? eventBus : DomainEventBuses.inMemory();
             CommandGateway gateway = CommandGateways.create(commandBus, store, results);
             List<EventProcessor> made = processors(gateway, eventBus == null);
@@ -412,9 +441,21 @@ public final class Lanes implements GracefullyStoppable {
             @Nullable
             CompositeEventDispatcher events =
                     eventSchedulers == null ? null : eventDispatcher(bus, results, made, eventSchedulers);
-            List<RuntimeComponent> components = events == null ? List.of(commands) : List.of(commands, events);
-            LanesRuntime runtime = new LanesRuntime(components, shutdownTimeout, quietPeriod, timer);
+            List<RuntimeComponent> ordered = new ArrayList<>(components);
+            ordered.add(commands);
+            if (events != null) {
+                ordered.add(events);
+            }
+            LanesRuntime runtime = new LanesRuntime(ordered, shutdownTimeout, quietPeriod, timer);
             return new Lanes(runtime, gateway, results, store, commands, events);
+        }
+
+        private CommandBus makeCommandBus(CommandResults results) {
+            if (commandBus == null) {
+                return CommandBuses.inMemory(commandBusCapacity, results);
+            }
+            return Objects.requireNonNull(
+                    commandBus.apply(results), () -> "commandBus factory " + commandBus + " returned null");
         }
 
         private List<EventProcessor> processors(CommandGateway gateway, boolean inMemoryBus) {

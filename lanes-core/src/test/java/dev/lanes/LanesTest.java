@@ -8,13 +8,17 @@ import static org.awaitility.Awaitility.await;
 
 import dev.lanes.api.AggregateId;
 import dev.lanes.api.NamedAggregate;
+import dev.lanes.command.CommandBuses;
 import dev.lanes.command.CommandGateway;
 import dev.lanes.command.CommandResult;
+import dev.lanes.command.CommandResults;
 import dev.lanes.command.StageNotReachedException;
 import dev.lanes.command.WaitStage;
 import dev.lanes.event.DomainEventBuses;
 import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.eventsourcing.EventStores;
+import dev.lanes.lifecycle.RuntimeComponent;
+import dev.lanes.lifecycle.RuntimeContext;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.modeling.AggregateDefinition;
 import dev.lanes.processing.EventProcessor;
@@ -183,6 +187,52 @@ class LanesTest {
                     .containsExactly("CommandDispatcher");
             assertThat(store.load(AggregateId.of(CART, "c-2"), 1).count().block(TIMEOUT))
                     .isOne();
+        }
+
+        @Test
+        void infrastructureComponentsStartBeforeTheDispatchersAndStopAfterThemInReverse() {
+            List<String> calls = new CopyOnWriteArrayList<>();
+            Lanes lanes = Lanes.builder()
+                    .aggregate(cart())
+                    .processor(cartItems())
+                    .component(new Infrastructure("connection", calls))
+                    .component(new Infrastructure("consumers", calls))
+                    .build();
+
+            lanes.start();
+            lanes.stop();
+
+            assertThat(lanes.runtime().shutdown().block(TIMEOUT).components())
+                    .extracting(ComponentReport::name)
+                    .containsExactly("connection", "consumers", "CommandDispatcher", "EventDispatcher");
+            assertThat(calls)
+                    .containsExactly(
+                            "prepare:connection",
+                            "prepare:consumers",
+                            "start:connection",
+                            "start:consumers",
+                            "stop:consumers",
+                            "stop:connection");
+        }
+
+        @Test
+        void theCommandBusFactoryIsGivenTheResultsTheSendersWaitIn() {
+            List<CommandResults> given = new CopyOnWriteArrayList<>();
+            try (Lanes lanes = Lanes.builder()
+                    .aggregate(cart())
+                    .commandBus(results -> {
+                        given.add(results);
+                        return CommandBuses.inMemory(4, results);
+                    })
+                    .build()
+                    .start()) {
+                CommandResult result = lanes.gateway()
+                        .send(AggregateId.of(CART, "c-bus"), new Add("kiwi", 1), WaitStage.PROCESSED)
+                        .block(TIMEOUT);
+
+                assertThat(result.version()).isOne();
+                assertThat(given).containsExactly(lanes.commandResults());
+            }
         }
 
         @Test
@@ -365,10 +415,66 @@ class LanesTest {
         }
 
         @Test
+        void aComponentAddedTwiceIsRefusedNamingIt() {
+            Infrastructure connection = new Infrastructure("connection", new CopyOnWriteArrayList<>());
+            Lanes.Builder builder = Lanes.builder().component(connection);
+
+            assertThatIllegalArgumentException()
+                    .isThrownBy(() -> builder.component(connection))
+                    .withMessage("component connection is added twice");
+        }
+
+        @Test
+        void aCommandBusFactoryThatReturnsNullIsRefused() {
+            Lanes.Builder builder = Lanes.builder().aggregate(cart()).commandBus(results -> null);
+
+            assertThatNullPointerException().isThrownBy(builder::build).withMessageContaining("returned null");
+        }
+
+        @Test
         void aProcessorFactoryThatReturnsNullIsRefused() {
             Lanes.Builder builder = Lanes.builder().aggregate(cart()).processor(gateway -> null);
 
             assertThatNullPointerException().isThrownBy(builder::build).withMessageContaining("returned null");
+        }
+    }
+
+    /** A component of the infrastructure that records its prepare, start and stop as {@code "<call>:<name>"}. */
+    private static final class Infrastructure implements RuntimeComponent {
+        private final String name;
+        private final List<String> calls;
+
+        Infrastructure(String name, List<String> calls) {
+            this.name = name;
+            this.calls = calls;
+        }
+
+        @Override
+        public String name() {
+            return name;
+        }
+
+        @Override
+        public Mono<Void> prepare(RuntimeContext context) {
+            return Mono.fromRunnable(() -> calls.add("prepare:" + name));
+        }
+
+        @Override
+        public void start() {
+            calls.add("start:" + name);
+        }
+
+        @Override
+        public void quiesce() {}
+
+        @Override
+        public Mono<Void> stopGracefully() {
+            return Mono.fromRunnable(() -> calls.add("stop:" + name));
+        }
+
+        @Override
+        public void forceStop() {
+            calls.add("force:" + name);
         }
     }
 }

@@ -73,6 +73,13 @@ public final class CommandResults {
 
         /** As {@link CommandResults#failed}, for a failure that is not a stop (a stopped command is redelivered). */
         void failed(CommandMessage command, Throwable error);
+
+        /**
+         * Projection {@code projection} here handled the events of command {@code commandId}, which no sender here
+         * waits for: a bus forwards it to the sender's instance, whose {@code PROJECTED} wait may count on it. Nothing
+         * by default.
+         */
+        default void projected(String commandId, String projection) {}
     }
 
     /**
@@ -86,6 +93,12 @@ public final class CommandResults {
 
         /** {@code command} failed elsewhere with {@code error} (not a stop: a stopped command is redelivered). */
         void failed(CommandMessage command, Throwable error);
+
+        /**
+         * Projection {@code projection} handled the events of command {@code commandId} on another instance: a sender
+         * here waiting for {@code PROJECTED} counts it as if the projection of that name had run here.
+         */
+        void projected(String commandId, String projection);
     }
 
     /** Waits of {@link #DEFAULT_TIMEOUT}, timed on Reactor's parallel scheduler. */
@@ -151,6 +164,19 @@ public final class CommandResults {
         public void failed(CommandMessage command, Throwable error) {
             CommandResults.this.failed(
                     Objects.requireNonNull(command, "command"), Objects.requireNonNull(error, "error"));
+        }
+
+        @Override
+        public void projected(String commandId, String projection) {
+            TrackedCommand tracked = byCommandId.get(Objects.requireNonNull(commandId, "commandId"));
+            if (tracked != null) {
+                apply(
+                        tracked,
+                        tracked.projected(
+                                Require.notBlank(projection, "projection"),
+                                expectedProjections(tracked.command),
+                                stoppedProjections));
+            }
         }
 
         @Override
@@ -317,11 +343,16 @@ public final class CommandResults {
         });
     }
 
-    /** A projection handled the events of command {@code commandId} (it may come before {@link #processed}). */
+    /**
+     * A projection handled the events of command {@code commandId} (it may come before {@link #processed}); when no
+     * sender here waits for it, the connected bus may forward it to the sender's instance.
+     */
     void projected(String commandId, String projection) {
         TrackedCommand tracked = byCommandId.get(commandId);
         if (tracked != null) {
             apply(tracked, tracked.projected(projection, expectedProjections(tracked.command), stoppedProjections));
+        } else {
+            untracked.projected(commandId, projection);
         }
     }
 

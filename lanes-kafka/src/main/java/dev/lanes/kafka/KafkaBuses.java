@@ -1,5 +1,6 @@
 package dev.lanes.kafka;
 
+import dev.lanes.Lanes;
 import dev.lanes.api.MaterializedNamedAggregate;
 import dev.lanes.command.CommandDispatcher;
 import dev.lanes.command.CommandResults;
@@ -29,8 +30,22 @@ import reactor.core.scheduler.Schedulers;
 /**
  * One instance's connection to Kafka: the producer its buses share, the reply channel to senders on other instances,
  * and the factory of its {@link KafkaCommandBus} and {@link KafkaDomainEventBus}. It is a runtime component of its own:
- * register it first ({@link #components} puts everything in order), so that it is stopped last, after the consumers
- * committed.
+ * register it first ({@link #applyTo} or {@link #components} put everything in order), so that it is stopped last,
+ * after the consumers committed.
+ *
+ * <pre>{@code
+ * KafkaBuses kafka = KafkaBuses.create(KafkaOptions.of("broker:9092").withInstanceId("orders-1"));
+ * try (Lanes lanes = kafka.applyTo(Lanes.builder())
+ *         .aggregate(Bank.definition())
+ *         .processor(balances.processor())
+ *         .eventStore(postgresStore)
+ *         .build()
+ *         .start()) {
+ *     lanes.gateway().send(Bank.account("acc-1"), new Deposit(100), WaitStage.PROCESSED).block();
+ * }
+ * }</pre>
+ *
+ * <p>Without the builder, wire the parts yourself:
  *
  * <pre>{@code
  * KafkaBuses kafka = KafkaBuses.create(KafkaOptions.of("broker:9092"));
@@ -64,6 +79,7 @@ public final class KafkaBuses implements RuntimeComponent {
     private volatile @Nullable KafkaCommandBus commandBus;
     private volatile @Nullable KafkaDomainEventBus eventBus;
     private volatile boolean stopped;
+    private @Nullable KafkaConsumers consumers;
 
     private KafkaBuses(KafkaOptions options, PayloadSerializer serializer, RecordParkingLot parkingLot) {
         this.options = Objects.requireNonNull(options, "options");
@@ -118,6 +134,33 @@ public final class KafkaBuses implements RuntimeComponent {
             eventBus = existing;
         }
         return existing;
+    }
+
+    /**
+     * Wires this instance's Kafka buses into a service: its {@link #commandBus command bus} (made with the builder's
+     * {@link CommandResults}), its {@link #eventBus() event bus}, {@link #COMMAND_SETTINGS} for the command dispatcher,
+     * and two runtime components before the dispatchers: this connection, then the consumers of the command
+     * dispatcher and of every processor (one consumer group each). Call it once per {@code KafkaBuses}; settings made
+     * on the builder afterwards win (keep the {@code PAUSE} overflow of the command settings).
+     *
+     * @return {@code builder}
+     * @throws IllegalStateException if this connection was wired before
+     */
+    public Lanes.Builder applyTo(Lanes.Builder builder) {
+        Objects.requireNonNull(builder, "builder");
+        KafkaConsumers created = new KafkaConsumers(this);
+        synchronized (this) {
+            if (consumers != null) {
+                throw new IllegalStateException(
+                        this + " is wired into a service already: make one KafkaBuses per" + " Lanes instance");
+            }
+            consumers = created;
+        }
+        return builder.commandBus(this::commandBus)
+                .eventBus(eventBus())
+                .commandSettings(COMMAND_SETTINGS)
+                .component(this)
+                .component(created);
     }
 
     /**
@@ -235,6 +278,20 @@ public final class KafkaBuses implements RuntimeComponent {
     }
 
     // ---------------------------------------------------------------- for the buses
+
+    /** The reply channel of the command bus, once it exists. */
+    @Nullable
+    Replies replies() {
+        KafkaCommandBus bus = commandBus;
+        return bus == null ? null : bus.replies();
+    }
+
+    /** The command consumer, once the command bus exists. */
+    @Nullable
+    KafkaConsumerComponent commandConsumer() {
+        KafkaCommandBus bus = commandBus;
+        return bus == null ? null : bus.consumer();
+    }
 
     RecordCodec codec() {
         return codec;

@@ -28,7 +28,8 @@ import reactor.core.publisher.Mono;
  * <p><b>Send</b> completes when Kafka acknowledged the record: from then on the command is not lost (at-least-once).
  * A sender waiting for {@code PROCESSED} is answered by whichever instance handled the command (see {@link
  * CommandResults#forwardUntracked}), through the reply topic; {@code SENT} is answered with it too. {@code PROJECTED}
- * is answered only by projections on the sender's own instance.
+ * counts the projections of the sender's own instance's processors, wherever they ran: the instance whose projection
+ * handled the command's events answers through the same reply topic.
  *
  * <p><b>Delivery</b>: at least once. After a crash or a rebalance a command may be handled again; the command side asks
  * the event store for its request id first ({@link MessageExchange#mayBeRedelivered()}), so it is stored once and

@@ -62,15 +62,17 @@ public final class KafkaConsumerComponent implements RuntimeComponent {
     /** Checks the broker and the topics (blocking, on a bounded-elastic thread, at most the startup timeout). */
     @Override
     public Mono<Void> prepare(RuntimeContext context) {
-        return Mono.<Void>fromRunnable(() -> {
-                    if (!state.compareAndSet(State.NEW, State.PREPARED)) {
-                        throw new IllegalStateException(name + " cannot prepare in state " + state.get());
-                    }
-                    this.context = context;
-                    Topics.require(name, loop.topics(), options);
-                    context.whenStopping(loop::stopTakingNew);
-                })
-                .subscribeOn(Schedulers.boundedElastic());
+        return Mono.<Void>fromRunnable(() -> prepareNow(context)).subscribeOn(Schedulers.boundedElastic());
+    }
+
+    /** {@link #prepare} on the calling thread, which it blocks up to the startup timeout. */
+    void prepareNow(RuntimeContext context) {
+        if (!state.compareAndSet(State.NEW, State.PREPARED)) {
+            throw new IllegalStateException(name + " cannot prepare in state " + state.get());
+        }
+        this.context = context;
+        Topics.require(name, loop.topics(), options);
+        context.whenStopping(loop::stopTakingNew);
     }
 
     @Override

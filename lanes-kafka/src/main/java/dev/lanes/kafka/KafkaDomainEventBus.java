@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.Headers;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -23,6 +24,10 @@ import reactor.core.publisher.Mono;
  * streams one at a time, in version order). Each event processor is a consumer group ({@link TopicNaming#group}{@code
  * (processor name)}) over all instances: every processor sees every stream of its types, each partition on one instance
  * at a time.
+ *
+ * <p><b>Projections</b>: a stream record names the instance whose sender may wait for its command's {@code PROJECTED}
+ * stage; the instance whose projection handles it answers that sender through the reply topic, so a {@code PROJECTED}
+ * wait ends whichever instance ran the projection (when this instance also has a {@link KafkaCommandBus}).
  *
  * <p><b>Publish</b> completes when Kafka acknowledged the record; it never waits for a consumer, and the intake gate is
  * always open (the topic is the buffer, consumers read at their own pace).
@@ -45,12 +50,17 @@ public final class KafkaDomainEventBus implements DomainEventBus {
     @Override
     public Mono<Void> publish(DomainEventStream stream) {
         return Mono.defer(() -> {
+            Headers headers = RecordCodec.headers(RecordCodec.Kind.EVENTS);
+            Replies replies = kafka.replies();
+            if (replies != null) {
+                headers.add(Replies.REPLY_TO_HEADER, replies.senderOf(stream.commandId()));
+            }
             ProducerRecord<String, byte[]> record = new ProducerRecord<>(
                     kafka.options().topics().events(stream.aggregateId()),
                     null,
                     RecordCodec.key(stream.aggregateId()),
                     kafka.codec().encode(stream),
-                    RecordCodec.headers(RecordCodec.Kind.EVENTS));
+                    headers);
             return kafka.send(record, stream::toString);
         });
     }
@@ -82,6 +92,13 @@ public final class KafkaDomainEventBus implements DomainEventBus {
         return components;
     }
 
+    /** The consumer group members created so far, one per processor that received (or was given to consumersOf). */
+    synchronized List<KafkaConsumerComponent> consumers() {
+        List<KafkaConsumerComponent> components = new ArrayList<>();
+        consumers.values().forEach(consumer -> components.add(consumer.component()));
+        return components;
+    }
+
     private synchronized Consumer consumerOf(String processor) {
         return consumers.computeIfAbsent(processor, this::create);
     }
@@ -90,8 +107,8 @@ public final class KafkaDomainEventBus implements DomainEventBus {
         KafkaOptions options = kafka.options();
         String group = options.topics().group(Checks.notBlank(processor, "processor"));
         String name = "KafkaEventConsumer[" + group + ", " + options.instanceId() + "]";
-        ConsumerLoop<DomainEventStream> loop =
-                new ConsumerLoop<>(name, group, options.topics()::events, options, new Reader(), kafka.parkingLot());
+        ConsumerLoop<DomainEventStream> loop = new ConsumerLoop<>(
+                name, group, options.topics()::events, options, new Reader(processor), kafka.parkingLot());
         return new Consumer(loop, new KafkaConsumerComponent(name, loop, options));
     }
 
@@ -100,10 +117,30 @@ public final class KafkaDomainEventBus implements DomainEventBus {
         return "KafkaDomainEventBus[" + kafka.options().instanceId() + "]";
     }
 
+    /** Reads the streams of one processor; tells the reply channel whose projection wait a stream may end. */
     private final class Reader implements MessageReader<DomainEventStream> {
+        private final String processor;
+
+        Reader(String processor) {
+            this.processor = processor;
+        }
+
         @Override
         public DomainEventStream decode(ConsumerRecord<String, byte[]> record) {
-            return kafka.codec().decodeStream(record.headers(), record.value());
+            DomainEventStream stream = kafka.codec().decodeStream(record.headers(), record.value());
+            Replies replies = kafka.replies();
+            if (replies != null) {
+                replies.received(processor, stream, record.headers());
+            }
+            return stream;
+        }
+
+        @Override
+        public void settled(DomainEventStream message) {
+            Replies replies = kafka.replies();
+            if (replies != null) {
+                replies.left(processor, message);
+            }
         }
 
         @Override

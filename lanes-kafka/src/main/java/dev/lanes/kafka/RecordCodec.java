@@ -150,7 +150,12 @@ final class RecordCodec {
                 json.writeStringField("type", failure.type());
                 json.writeStringField("message", failure.message());
                 json.writeBooleanField("recoverable", failure.recoverable());
+                json.writeBooleanField("rejected", failure.rejected());
                 json.writeEndObject();
+            }
+            String projection = reply.projection();
+            if (projection != null) {
+                json.writeStringField("projection", projection);
             }
         });
     }
@@ -175,7 +180,9 @@ final class RecordCodec {
                         : new Reply.Failure(
                                 text(failure, "type"),
                                 text(failure, "message"),
-                                require(failure, "recoverable").asBoolean()));
+                                require(failure, "recoverable").asBoolean(),
+                                failure.path("rejected").asBoolean(false)),
+                json.hasNonNull("projection") ? text(json, "projection") : null);
     }
 
     // ---------------------------------------------------------------- parts

@@ -3,6 +3,8 @@ package dev.lanes.kafka;
 import dev.lanes.api.LanesException;
 import dev.lanes.command.CommandResults;
 import dev.lanes.messaging.CommandMessage;
+import dev.lanes.messaging.DomainEventStream;
+import dev.lanes.modeling.CommandRejectedException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -30,6 +32,11 @@ import org.slf4j.LoggerFactory;
  * the end (it only waits for commands it sends after it started) and reports what it reads to its own results, through
  * the {@link CommandResults.RemoteOutcomes} they gave this bus when it connected ({@link #answerTo}).
  *
+ * <p>Projections: an event stream record carries the same header, naming the instance whose sender may wait for the
+ * command's {@code PROJECTED} stage (see {@link #senderOf}); an instance whose projection handled the stream, for a
+ * sender elsewhere, sends that instance a {@link Reply#projected} answer, which counts there as that projection's
+ * report.
+ *
  * <p>A command stopped here is not answered: it is redelivered to another instance, which answers. A sender whose
  * wait ended meanwhile ignores the late answer.
  */
@@ -41,6 +48,14 @@ final class Replies implements CommandResults.UntrackedOutcomes {
     private volatile CommandResults.@Nullable RemoteOutcomes answers;
     private final String instance;
     private final ConcurrentHashMap<String, String> senders = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<ProjectionKey, Waiting> projectionSenders = new ConcurrentHashMap<>();
+
+    /** A stream in the lanes of one processor here, by the command it came from. */
+    private record ProjectionKey(String processor, String commandId) {}
+
+    /** The instance that sent the stream's command, and the stream (to name the command in the answer). */
+    private record Waiting(String sender, DomainEventStream stream) {}
+
     private volatile int partitions = 1;
     private volatile @Nullable KafkaConsumer<String, byte[]> consumer;
     private volatile boolean stopped;
@@ -80,15 +95,7 @@ final class Replies implements CommandResults.UntrackedOutcomes {
     public void processed(CommandMessage command, int version, List<Object> events) {
         String to = senders.remove(command.messageId());
         if (to != null) {
-            send(new Reply(
-                    to,
-                    instance,
-                    command.messageId(),
-                    command.requestId(),
-                    command.aggregateId(),
-                    version,
-                    events,
-                    null));
+            send(Reply.outcome(to, instance, command, version, events, null));
         }
     }
 
@@ -97,16 +104,46 @@ final class Replies implements CommandResults.UntrackedOutcomes {
         String to = senders.remove(command.messageId());
         if (to != null) {
             boolean recoverable = error instanceof LanesException lanes && lanes.isRecoverable();
-            String message = String.valueOf(error.getMessage());
-            send(new Reply(
-                    to,
-                    instance,
-                    command.messageId(),
-                    command.requestId(),
-                    command.aggregateId(),
-                    0,
-                    List.of(),
-                    new Reply.Failure(error.getClass().getName(), message, recoverable)));
+            Reply.Failure failure = new Reply.Failure(
+                    error.getClass().getName(),
+                    String.valueOf(error.getMessage()),
+                    recoverable,
+                    error instanceof CommandRejectedException);
+            send(Reply.outcome(to, instance, command, 0, List.of(), failure));
+        }
+    }
+
+    /**
+     * The instance whose senders wait for the command of {@code commandId}: the sender that the command record named,
+     * while the command is in a lane here (as it is when its events are published), else this instance.
+     */
+    byte[] senderOf(String commandId) {
+        return senders.getOrDefault(commandId, instance).getBytes(StandardCharsets.UTF_8);
+    }
+
+    // ---------------------------------------------------------------- an instance whose projection handles events
+
+    /**
+     * A stream reached the lanes of {@code processor} here; remembers the instance whose sender may wait for its
+     * projection (the stream record's {@value #REPLY_TO_HEADER}), if that is another one.
+     */
+    void received(String processor, DomainEventStream stream, Headers headers) {
+        String sender = RecordCodec.header(headers, REPLY_TO_HEADER);
+        if (sender != null && !sender.equals(instance)) {
+            projectionSenders.put(new ProjectionKey(processor, stream.commandId()), new Waiting(sender, stream));
+        }
+    }
+
+    /** The stream left the lanes of {@code processor}: its projection reported (or never will, for a handler). */
+    void left(String processor, DomainEventStream stream) {
+        projectionSenders.remove(new ProjectionKey(processor, stream.commandId()));
+    }
+
+    @Override
+    public void projected(String commandId, String projection) {
+        Waiting waiting = projectionSenders.remove(new ProjectionKey(projection, commandId));
+        if (waiting != null) {
+            send(Reply.projected(waiting.sender(), instance, waiting.stream(), projection));
         }
     }
 
@@ -211,15 +248,22 @@ final class Replies implements CommandResults.UntrackedOutcomes {
             log.warn("{} read an answer for {} before its results connected; dropped", this, command);
             return;
         }
+        String projection = reply.projection();
         Reply.Failure failure = reply.failure();
-        if (failure == null) {
+        if (projection != null) {
+            target.projected(reply.commandId(), projection);
+        } else if (failure == null) {
             target.processed(command, reply.version(), reply.events());
         } else {
-            target.failed(
-                    command,
-                    new CommandFailedRemotelyException(
-                            failure.type(), failure.message(), reply.from(), failure.recoverable()));
+            target.failed(command, remoteFailure(failure, reply.from()));
         }
+    }
+
+    /** A refusal by a business rule stays a {@link CommandRejectedException}, so sagas can tell it from a fault. */
+    private static RuntimeException remoteFailure(Reply.Failure failure, String from) {
+        return failure.rejected()
+                ? new CommandRejectedRemotelyException(failure.type(), failure.message(), from)
+                : new CommandFailedRemotelyException(failure.type(), failure.message(), from, failure.recoverable());
     }
 
     void stop() {

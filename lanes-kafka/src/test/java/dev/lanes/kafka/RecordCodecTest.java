@@ -53,14 +53,19 @@ class RecordCodecTest {
     }
 
     @Test
-    void anAnswerRoundTripsWithItsEventsOrItsFailure() {
+    void anAnswerRoundTripsWithItsEventsItsFailureOrItsProjection() {
         AggregateId id = AggregateId.of(ORDER, "o-3");
-        Reply processed = new Reply("a", "b", "m", "r", id, 4, List.of(new Placed("x", List.of())), null);
-        Reply failed = new Reply("a", "b", "m", "r", id, 0, List.of(), new Reply.Failure("T", "no", true));
+        Reply processed = new Reply("a", "b", "m", "r", id, 4, List.of(new Placed("x", List.of())), null, null);
+        Reply failed = new Reply("a", "b", "m", "r", id, 0, List.of(), new Reply.Failure("T", "no", true, false), null);
+        Reply projected = new Reply("a", "b", "m", "r", id, 0, List.of(), null, "Balances");
         Headers headers = RecordCodec.headers(RecordCodec.Kind.REPLY);
 
         assertThat(codec.decodeReply(headers, codec.encode(processed))).isEqualTo(processed);
         assertThat(codec.decodeReply(headers, codec.encode(failed))).isEqualTo(failed);
+        Reply refused =
+                new Reply("a", "b", "m", "r", id, 0, List.of(), new Reply.Failure("B", "closed", false, true), null);
+        assertThat(codec.decodeReply(headers, codec.encode(refused))).isEqualTo(refused);
+        assertThat(codec.decodeReply(headers, codec.encode(projected))).isEqualTo(projected);
     }
 
     @Test

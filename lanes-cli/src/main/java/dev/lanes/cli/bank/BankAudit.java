@@ -77,7 +77,7 @@ final class BankAudit {
         accounts++;
         versions += streams.size();
         storeTotal += balance;
-        if (bank.events != null) {
+        if (bank.eventSide) {
             compareWithProjection(id, streams.size(), balance);
         }
     }
@@ -153,13 +153,13 @@ final class BankAudit {
     private Findings findings(long initialTotal) {
         Tally tally = tally();
         long parked = bank.parked();
-        long auditViolations = bank.events == null ? 0 : bank.audit.violations();
+        long auditViolations = !bank.eventSide ? 0 : bank.audit.violations();
         List<Report.Invariant> invariants = new ArrayList<>();
         invariants.add(everyCommandAnswered(tally));
         invariants.add(nothingLost(tally, parked));
         invariants.add(versionsGapless());
         invariants.add(perAccountOrder(auditViolations));
-        if (bank.events != null) {
+        if (bank.eventSide) {
             invariants.add(projectionEqualsReplay());
         }
         invariants.add(moneyConserved(tally, initialTotal));
@@ -176,7 +176,7 @@ final class BankAudit {
     }
 
     private Report.Invariant everyCommandAnswered(Tally tally) {
-        int inFlight = bank.results.inFlight();
+        int inFlight = bank.inFlight();
         Map<Ledger.Answer, Long> answers = ledger.counts();
         String detail = String.format(
                 Locale.ROOT,
@@ -231,7 +231,7 @@ final class BankAudit {
     private Report.Invariant perAccountOrder(long auditViolations) {
         String detail = String.format(
                 Locale.ROOT, "each client's commands stored in send order (%,d violations)", clientOrderViolations);
-        if (bank.events != null) {
+        if (bank.eventSide) {
             detail += String.format(
                     Locale.ROOT,
                     "; %,d streams audited in version order (%,d violations, %,d projection gaps)",
@@ -254,7 +254,7 @@ final class BankAudit {
 
     private Report.Invariant moneyConserved(Tally tally, long initialTotal) {
         long expected = initialTotal + tally.deposits - tally.withdrawals;
-        long projectionTotal = bank.events == null ? expected : bank.balances.totalBalance();
+        long projectionTotal = !bank.eventSide ? expected : bank.balances.totalBalance();
         String books = String.format(
                 Locale.ROOT,
                 "expected %,d = opening %,d + deposits %,d - withdrawals %,d; store %,d",
@@ -263,7 +263,7 @@ final class BankAudit {
                 tally.deposits,
                 tally.withdrawals,
                 storeTotal);
-        if (bank.events != null) {
+        if (bank.eventSide) {
             books += sagaBooks(tally, projectionTotal);
         }
         boolean adds = storeTotal == expected && projectionTotal == expected && tally.unsettledTransfers == 0;

@@ -75,6 +75,7 @@ public final class BankRun {
             Duration sampleInterval,
             long seed,
             Stores stores,
+            Buses buses,
             EventFlow eventFlow) {
 
         String amount() {
@@ -104,7 +105,8 @@ public final class BankRun {
                 settings.workload().eventSide,
                 settings.eventFlow(),
                 settings.shutdownTimeout(),
-                settings.stores());
+                settings.stores(),
+                settings.buses());
     }
 
     /**
@@ -139,7 +141,7 @@ public final class BankRun {
                 settings.strategy(),
                 settings.accounts(),
                 OPENING_BALANCE));
-        bank.runtime.start().block(SETUP_TIMEOUT);
+        bank.start().block(SETUP_TIMEOUT);
         List<String> accounts = openAccounts();
         bank.metrics.resetTimings();
         return accounts;
@@ -157,7 +159,7 @@ public final class BankRun {
     private Stopped stop(BankClients clients, Sampler sampler) {
         clients.stopSending();
         sampler.label("stopping");
-        Mono<ShutdownReport> shutdown = bank.runtime.shutdown().cache();
+        Mono<ShutdownReport> shutdown = bank.shutdown().cache();
         shutdown.subscribe();
         clients.awaitDone(settings.shutdownTimeout().plusSeconds(10));
         long loadNanos = Math.max(1, ledger.lastAnswerAt() - clients.startedAt());
@@ -208,6 +210,10 @@ public final class BankRun {
     }
 
     private String title() {
+        if (settings.buses().kafka() != null) {
+            return "Lanes demo: the bank end to end on Kafka, "
+                    + settings.buses().instances() + " instance(s)";
+        }
         return settings.workload().eventSide
                 ? "Lanes demo: the bank end to end on the embedded defaults"
                 : "Lanes bench: the command path (gateway, command bus, command dispatcher, in-memory store)";
@@ -221,10 +227,10 @@ public final class BankRun {
                 OPENING_BALANCE,
                 settings.clients(),
                 settings.amount());
-        String wiring = settings.workload().eventSide
-                ? "; in-memory command bus and event bus; processors: BalanceProjection, TransferSaga, Snapshotter"
-                        + " (every 10 versions), OrderAudit"
-                : "; in-memory command bus; no event processors";
+        String wiring = "; " + settings.buses().description()
+                + (settings.workload().eventSide
+                        ? "; processors: BalanceProjection, TransferSaga, Snapshotter (every 10 versions), OrderAudit"
+                        : "; no event processors");
         return List.of(
                 clients, settings.workload().mix.describe(), settings.stores().description() + wiring);
     }
@@ -247,6 +253,8 @@ public final class BankRun {
         options.put("seed", Long.toString(settings.seed()));
         options.put("strategy", Formats.lower(settings.strategy()));
         options.put("store", settings.stores().kind());
+        options.put("bus", settings.buses().kind());
+        options.put("instances", Integer.toString(settings.buses().instances()));
         return options;
     }
 

@@ -5,7 +5,6 @@ import dev.lanes.cli.run.RecordingMetrics;
 import dev.lanes.cli.run.Shutdowns;
 import dev.lanes.command.CommandDispatcher;
 import dev.lanes.command.CommandGateway;
-import dev.lanes.command.CommandResults;
 import dev.lanes.dispatch.LaneSettings;
 import dev.lanes.dispatch.LaneStrategy;
 import dev.lanes.dispatch.ParkingLots;
@@ -16,17 +15,23 @@ import dev.lanes.eventsourcing.SnapshotStore;
 import dev.lanes.examples.bank.BalanceProjection;
 import dev.lanes.examples.bank.Bank;
 import dev.lanes.examples.bank.TransferSaga;
-import dev.lanes.processing.CompositeEventDispatcher;
+import dev.lanes.kafka.KafkaBuses;
 import dev.lanes.processing.Snapshotter;
-import dev.lanes.runtime.LanesRuntime;
+import dev.lanes.runtime.ShutdownReport;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 /**
- * The bank wired by {@link Lanes#builder()} on the embedded defaults: in-memory command bus and event bus, the given
- * event and snapshot stores; the command dispatcher and gateway; optionally the event side (balance projection,
- * transfer saga, snapshotter every 10 versions, order audit); all under one {@link LanesRuntime}, every dispatcher
- * bound to {@link RecordingMetrics}.
+ * The bank wired by {@link Lanes#builder()}, as one or more instances over the given event and snapshot stores: on the
+ * in-memory buses one instance; on Kafka each instance has its own connection, command dispatcher and event
+ * processors, and the instances share the topics (each consumer group spreads its partitions over them), the store,
+ * the read models (balance projection, order audit) and the metrics. Optionally the event side (balance projection,
+ * transfer saga, snapshotter every 10 versions, order audit); every dispatcher bound to {@link RecordingMetrics}.
  */
 final class BankWiring {
     /** How long the runtime waits, once stopping, for no activity before it closes admission (saga tails). */
@@ -34,30 +39,48 @@ final class BankWiring {
 
     final EventStore store;
     final SnapshotStore snapshots;
-    final CommandResults results;
     final RecordingMetrics metrics = new RecordingMetrics();
     final RetainingParkingLot commandParking = ParkingLots.inMemory();
-    final CommandDispatcher commands;
-    final CommandGateway gateway;
     final BalanceProjection balances = new BalanceProjection();
     final OrderAudit audit = new OrderAudit();
-    final @Nullable CompositeEventDispatcher events;
-    final LanesRuntime runtime;
+    final boolean eventSide;
+    final List<Lanes> instances = new ArrayList<>();
+    final CommandGateway gateway;
 
-    BankWiring(LaneStrategy strategy, boolean eventSide, EventFlow eventFlow, Duration shutdownTimeout, Stores stores) {
+    BankWiring(
+            LaneStrategy strategy,
+            boolean eventSide,
+            EventFlow eventFlow,
+            Duration shutdownTimeout,
+            Stores stores,
+            Buses buses) {
         this.store = stores.events();
         this.snapshots = stores.snapshots();
+        this.eventSide = eventSide;
+        for (int i = 0; i < buses.instances(); i++) {
+            instances.add(instance(strategy, eventFlow, shutdownTimeout, buses.connect(i)));
+        }
+        List<CommandGateway> gateways = instances.stream().map(Lanes::gateway).toList();
+        this.gateway = gateways.size() == 1 ? gateways.get(0) : new SpreadGateway(gateways);
+    }
+
+    private Lanes instance(
+            LaneStrategy strategy, EventFlow eventFlow, Duration shutdownTimeout, @Nullable KafkaBuses kafka) {
         Lanes.Builder builder = Lanes.builder()
                 .aggregate(Bank.definition())
                 .eventStore(store)
                 .snapshotStore(snapshots)
-                .commandBusCapacity(16_384)
-                .commandSettings(CommandDispatcher.DEFAULT_SETTINGS.withStrategy(strategy))
                 .commandParkingLot(commandParking)
-                .eventBus(DomainEventBuses.inMemory(eventFlow.busBudget()))
                 .metrics(metrics)
                 .shutdownTimeout(shutdownTimeout)
                 .quietPeriod(Shutdowns.quietPeriod(QUIET_PERIOD, shutdownTimeout));
+        if (kafka == null) {
+            builder.commandBusCapacity(16_384)
+                    .commandSettings(CommandDispatcher.DEFAULT_SETTINGS.withStrategy(strategy))
+                    .eventBus(DomainEventBuses.inMemory(eventFlow.busBudget()));
+        } else {
+            kafka.applyTo(builder).commandSettings(KafkaBuses.COMMAND_SETTINGS.withStrategy(strategy));
+        }
         if (eventSide) {
             builder.eventSettings(LaneSettings.DEFAULT
                             .withStrategy(strategy)
@@ -67,17 +90,44 @@ final class BankWiring {
                     .processor(Snapshotter.processor("Snapshotter", Bank.definition(), store, snapshots, 10))
                     .processor(audit.processor());
         }
-        Lanes lanes = builder.build();
-        this.results = lanes.commandResults();
-        this.commands = lanes.commandDispatcher();
-        this.gateway = lanes.gateway();
-        this.events = lanes.eventDispatcher().orElse(null);
-        this.runtime = lanes.runtime();
+        return builder.build();
     }
 
-    /** Messages parked by the command side and the event side. */
+    /** Starts every instance, together, and waits for all (or the first failure). */
+    Mono<Void> start() {
+        return Flux.fromIterable(instances)
+                .flatMap(lanes -> lanes.runtime().start())
+                .then();
+    }
+
+    /**
+     * Stops every instance gracefully, together; the report of the one that did worst: forced before drained, then
+     * the longest.
+     */
+    Mono<ShutdownReport> shutdown() {
+        return Flux.fromIterable(instances)
+                .flatMap(lanes -> lanes.runtime().shutdown())
+                .collectList()
+                .map(reports -> reports.stream()
+                        .max(Comparator.comparing((ShutdownReport report) -> !report.graceful())
+                                .thenComparing(ShutdownReport::duration))
+                        .orElseThrow());
+    }
+
+    /** Commands sent from any instance whose wait has not ended. */
+    int inFlight() {
+        return instances.stream()
+                .mapToInt(lanes -> lanes.commandResults().inFlight())
+                .sum();
+    }
+
+    /** Messages parked by the command side and the event side of every instance. */
     long parked() {
-        return (long) commandParking.size()
-                + (events == null ? 0 : events.parked().size());
+        long events = instances.stream()
+                .mapToLong(lanes -> lanes.eventDispatcher()
+                        .map(dispatcher -> (long) dispatcher.parked().size())
+                        .orElse(0L))
+                .sum();
+        return commandParking.size() + events;
     }
 }

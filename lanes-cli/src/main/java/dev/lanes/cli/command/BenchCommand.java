@@ -1,6 +1,7 @@
 package dev.lanes.cli.command;
 
 import dev.lanes.cli.bank.BankRun;
+import dev.lanes.cli.bank.Buses;
 import dev.lanes.cli.bank.EventFlow;
 import dev.lanes.cli.bank.Stores;
 import dev.lanes.cli.engine.EngineRun;
@@ -189,6 +190,7 @@ final class BenchCommand implements Callable<Integer> {
                 report.sampleInterval,
                 report.seed,
                 stores,
+                Buses.memory(),
                 EventFlow.DEFAULT);
         return BankRun.run(settings, progress, stop);
     }

@@ -1,6 +1,7 @@
 package dev.lanes.cli.command;
 
 import dev.lanes.cli.bank.BankRun;
+import dev.lanes.cli.bank.Buses;
 import dev.lanes.cli.bank.EventFlow;
 import dev.lanes.cli.bank.Stores;
 import dev.lanes.cli.report.Report;
@@ -24,7 +25,8 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         sortOptions = false,
         description = {
-            "The bank end to end on the embedded defaults (in-memory event store, command bus and event bus):"
+            "The bank end to end on the embedded defaults (in-memory event store, command bus and event bus),"
+                    + " or on PostgreSQL (--store postgres) and Kafka (--bus kafka, with --instances N sharing them):"
                     + " opens the accounts, then concurrent clients send deposits, withdrawals and transfers (a"
                     + " saga credits the target) for a duration or a count, with a live progress line on a terminal;"
                     + " then a graceful stop, an audit of the event store and the report.",
@@ -87,6 +89,9 @@ final class DemoCommand implements Callable<Integer> {
     @Mixin
     StoreOptions store = new StoreOptions();
 
+    @Mixin
+    BusOptions bus = new BusOptions();
+
     DemoCommand(StopRequest stop) {
         this.stop = stop;
     }
@@ -115,6 +120,7 @@ final class DemoCommand implements Callable<Integer> {
     public Integer call() {
         report.validate(spec);
         store.validate(spec);
+        bus.validate(spec);
         Duration duration = DEFAULT_DURATION;
         long commands = 0;
         Amount given = amount;
@@ -125,9 +131,10 @@ final class DemoCommand implements Callable<Integer> {
             duration = given.duration;
         }
         Report result;
+        Buses buses = bus.open();
         try (Stores stores = store.open()) {
             result = BankRun.run(
-                    settings(duration, commands, stores),
+                    settings(duration, commands, stores, buses),
                     Progress.of(spec.commandLine().getOut(), report.quiet),
                     stop);
         }
@@ -140,7 +147,7 @@ final class DemoCommand implements Callable<Integer> {
         return passed ? ExitCode.PASSED : ExitCode.INVARIANT_FAILED;
     }
 
-    private BankRun.Settings settings(@Nullable Duration duration, long commands, Stores stores) {
+    private BankRun.Settings settings(@Nullable Duration duration, long commands, Stores stores, Buses buses) {
         return new BankRun.Settings(
                 BankRun.Workload.DEMO,
                 strategy,
@@ -152,6 +159,7 @@ final class DemoCommand implements Callable<Integer> {
                 report.sampleInterval,
                 report.seed,
                 stores,
+                buses,
                 new EventFlow(eventBusBudget, eventLaneBounds.perLane(), eventLaneBounds.total()));
     }
 }

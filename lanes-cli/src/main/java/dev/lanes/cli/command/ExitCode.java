@@ -11,7 +11,7 @@ public final class ExitCode {
     public static final int INVARIANT_FAILED = 1;
     /** An option was bad or missing; nothing ran. */
     public static final int BAD_OPTION = 2;
-    /** Something the run needs outside this process (the database) could not be reached. */
+    /** Something the run needs outside this process (the database, the Kafka broker) could not be reached. */
     public static final int INFRASTRUCTURE_UNAVAILABLE = 3;
     /** An unexpected error: a bug, reported with its stack trace. */
     public static final int UNEXPECTED_ERROR = 70;
@@ -24,7 +24,9 @@ public final class ExitCode {
         codes.put(Integer.toString(PASSED), "every invariant passed");
         codes.put(Integer.toString(INVARIANT_FAILED), "an invariant failed");
         codes.put(Integer.toString(BAD_OPTION), "a bad option; nothing ran");
-        codes.put(Integer.toString(INFRASTRUCTURE_UNAVAILABLE), "infrastructure unavailable (the database)");
+        codes.put(
+                Integer.toString(INFRASTRUCTURE_UNAVAILABLE),
+                "infrastructure unavailable (the database or the Kafka broker)");
         codes.put(Integer.toString(UNEXPECTED_ERROR), "an unexpected error (a bug; the stack trace is printed)");
         return codes;
     }

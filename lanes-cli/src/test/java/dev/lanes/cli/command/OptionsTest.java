@@ -263,7 +263,7 @@ class OptionsTest {
                 .containsPattern("\\s0\\s+every invariant passed")
                 .containsPattern("\\s1\\s+an invariant failed")
                 .containsPattern("\\s2\\s+a bad option; nothing ran")
-                .containsPattern("\\s3\\s+infrastructure unavailable \\(the database\\)");
+                .containsPattern("\\s3\\s+infrastructure unavailable \\(the database or the Kafka broker\\)");
     }
 
     @Test

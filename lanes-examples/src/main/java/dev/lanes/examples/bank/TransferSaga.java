@@ -3,6 +3,7 @@ package dev.lanes.examples.bank;
 import dev.lanes.command.CommandGateway;
 import dev.lanes.examples.bank.AccountCommand.Deposit;
 import dev.lanes.examples.bank.AccountEvent.Withdrawn;
+import dev.lanes.modeling.CommandRejectedException;
 import dev.lanes.processing.EventProcessor;
 import java.util.Objects;
 import reactor.core.publisher.Mono;
@@ -10,8 +11,9 @@ import reactor.core.publisher.Mono;
 /**
  * Transfers money in two steps: the source is debited by a {@code Withdraw} whose reference is {@code
  * transfer:<transferId>:<targetAccount>}; on the {@code Withdrawn} event this saga records a credit of the target
- * ({@code credit:<transferId>}). When the credit is refused (the target is closed or was never opened), the reply
- * records a refund of the source ({@code refund:<transferId>}). The saga never waits for a command in its lane. Money
+ * ({@code credit:<transferId>}). When the credit is refused (the target is closed or was never opened: a {@link
+ * CommandRejectedException}, such as a {@link BankRuleViolation}, also when the credit ran on another instance), the
+ * reply records a refund of the source ({@code refund:<transferId>}). The saga never waits for a command in its lane. Money
  * is conserved once every saga step has run; a credit or refund that fails otherwise is parked, for an operator.
  */
 public final class TransferSaga {
@@ -40,7 +42,8 @@ public final class TransferSaga {
                         return Mono.empty();
                     }
                     Deposit failed = reply.command();
-                    if (error instanceof BankRuleViolation && failed.reference().startsWith("credit:")) {
+                    if (error instanceof CommandRejectedException
+                            && failed.reference().startsWith("credit:")) {
                         String transferId = failed.reference().substring("credit:".length());
                         saga.send(saga.event().aggregateId(), new Deposit(failed.amount(), "refund:" + transferId));
                         return Mono.empty();

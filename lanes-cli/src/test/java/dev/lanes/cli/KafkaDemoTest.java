@@ -1,0 +1,82 @@
+package dev.lanes.cli;
+
+import static dev.lanes.cli.ReportAssertions.assertStableFieldsAndAllPass;
+import static dev.lanes.cli.ReportAssertions.invariantNames;
+import static dev.lanes.cli.ReportAssertions.readReport;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.lanes.cli.command.ExitCode;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code lanes demo --bus kafka}: the bank on the in-process broker, one and two instances, the same invariants. */
+class KafkaDemoTest {
+
+    @Test
+    void twoInstancesSharingTheBrokerPassEveryInvariant(@TempDir Path dir) throws Exception {
+        Path json = dir.resolve("kafka.json");
+
+        Cli.Result result = Cli.run(
+                "demo",
+                "--bus",
+                "kafka",
+                "--bootstrap-servers",
+                TestKafka.bootstrapServers(),
+                "--instances",
+                "2",
+                "--partitions",
+                "4",
+                "--accounts",
+                "30",
+                "--clients",
+                "8",
+                "--commands",
+                "600",
+                "-q",
+                "--json",
+                json.toString());
+
+        assertThat(result.exitCode()).as(result.out() + result.err()).isZero();
+        assertThat(result.out())
+                .contains("Lanes demo: the bank end to end on Kafka, 2 instance(s)")
+                .contains("Result        PASS");
+        JsonNode report = readReport(json);
+        assertStableFieldsAndAllPass(report, "demo");
+        assertThat(invariantNames(report))
+                .containsExactlyInAnyOrder(
+                        "money conserved",
+                        "versions gapless",
+                        "per-account order",
+                        "projection = replay",
+                        "nothing lost",
+                        "every command answered",
+                        "graceful stop");
+    }
+
+    @Test
+    void anUnreachableBrokerIsOneLineNamingItAndExitsWithThree() {
+        Cli.Result result =
+                Cli.run("demo", "--bus", "kafka", "--bootstrap-servers", "127.0.0.1:1", "--commands", "10", "-q");
+
+        assertThat(result.exitCode()).as(result.err()).isEqualTo(ExitCode.INFRASTRUCTURE_UNAVAILABLE);
+        assertThat(result.err().lines())
+                .as(result.err())
+                .singleElement()
+                .asString()
+                .startsWith("lanes demo: cannot reach Kafka at 127.0.0.1:1 (");
+        assertThat(result.out() + result.err()).doesNotContain("Exception");
+    }
+
+    @Test
+    void kafkaOptionsAreCheckedBeforeAnythingRuns() {
+        assertThat(Cli.run("demo", "--bus", "kafka").err()).contains("--bus kafka needs --bootstrap-servers");
+        assertThat(Cli.run("demo", "--bootstrap-servers", "h:1").err())
+                .contains("--bootstrap-servers needs --bus kafka");
+        assertThat(Cli.run("demo", "--instances", "3").err()).contains("--instances 3 needs --bus kafka");
+        Cli.Result bad = Cli.run("demo", "--bus", "kafka", "--bootstrap-servers", "no-port");
+        assertThat(bad.exitCode()).isEqualTo(ExitCode.BAD_OPTION);
+        assertThat(bad.err()).contains("'no-port' is not a list of HOST:PORT");
+    }
+}
