@@ -26,6 +26,8 @@ import reactor.core.scheduler.Schedulers;
  *   <li>the event store is an {@link EventStore} bean if the application declares one, else PostgreSQL over the
  *       application's {@code DataSource} (lanes-postgres on the classpath, {@code lanes.postgres.enabled}), else in
  *       memory; a {@link SnapshotStore} or {@link DomainEventBus} bean is used when declared;
+ *   <li>the command and event buses are Kafka's when lanes-kafka is on the classpath and {@code
+ *       lanes.kafka.bootstrap-servers} is set (see {@link LanesKafkaConfiguration}), else in memory;
  *   <li>dispatcher metrics go to Micrometer when a {@code MeterRegistry} is present (lanes-micrometer on the classpath),
  *       with the runtime's meters as a {@code MeterBinder} bean;
  *   <li>{@link DispatcherSchedulers} and {@link LanesParkingLots} come from {@code lanes.*} unless declared;
@@ -42,7 +44,12 @@ import reactor.core.scheduler.Schedulers;
             "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration"
         })
 @EnableConfigurationProperties(LanesProperties.class)
-@Import({LanesPostgresConfiguration.class, LanesMicrometerConfiguration.class, LanesInMemoryStoreConfiguration.class})
+@Import({
+    LanesPostgresConfiguration.class,
+    LanesInMemoryStoreConfiguration.class,
+    LanesMicrometerConfiguration.class,
+    LanesKafkaConfiguration.class
+})
 public final class LanesAutoConfiguration {
 
     @Bean

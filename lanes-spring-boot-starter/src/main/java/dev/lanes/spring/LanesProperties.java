@@ -4,6 +4,7 @@ import dev.lanes.Lanes;
 import dev.lanes.command.CommandBuses;
 import dev.lanes.command.CommandResults;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -26,6 +27,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *     1 to 2^30.
  * @param schedulers Scheduler suppliers of the command and event dispatchers.
  * @param postgres PostgreSQL event store, chosen when the application has a DataSource.
+ * @param kafka Kafka command and event buses, chosen when lanes.kafka.bootstrap-servers is set.
  */
 @ConfigurationProperties("lanes")
 public record LanesProperties(
@@ -35,7 +37,8 @@ public record LanesProperties(
         @DefaultValue("30s") Duration commandTimeout,
         @DefaultValue("16384") int commandBusCapacity,
         @DefaultValue Schedulers schedulers,
-        @DefaultValue Postgres postgres) {
+        @DefaultValue Postgres postgres,
+        @DefaultValue Kafka kafka) {
 
     /** The largest {@code lanes.command-bus-capacity}: 2^30, as the command bus allows. */
     static final int MAX_COMMAND_BUS_CAPACITY = 1 << 30;
@@ -59,6 +62,7 @@ public record LanesProperties(
         }
         Objects.requireNonNull(schedulers, "lanes.schedulers");
         Objects.requireNonNull(postgres, "lanes.postgres");
+        Objects.requireNonNull(kafka, "lanes.kafka");
     }
 
     /** Every default, as an application without {@code lanes.*} properties gets them. */
@@ -70,7 +74,8 @@ public record LanesProperties(
                 CommandResults.DEFAULT_TIMEOUT,
                 CommandBuses.DEFAULT_CAPACITY_PER_TYPE,
                 new Schedulers(SchedulerKind.PER_TYPE, null),
-                new Postgres(true, true));
+                new Postgres(true, true),
+                new Kafka(null, null, "lanes", Lanes.DEFAULT_START_TIMEOUT, null, (short) 1, Map.of()));
     }
 
     private static void requirePositive(String property, @Nullable Duration value) {
@@ -115,4 +120,57 @@ public record LanesProperties(
     public record Postgres(
             @DefaultValue("true") boolean enabled,
             @DefaultValue("true") boolean migrate) {}
+
+    /**
+     * The Kafka command and event buses (lanes-kafka on the classpath): set the bootstrap servers and every instance
+     * of the deployment takes its share of the commands and events from Kafka.
+     *
+     * @param bootstrapServers Kafka servers, host:port[,host:port...]. Set, with lanes-kafka on the classpath, Lanes
+     *     takes its commands and events from Kafka instead of the in-memory buses.
+     * @param instanceId This instance's name in the deployment: replies to its senders are addressed to it. Unset:
+     *     lanes- and a random suffix.
+     * @param topicPrefix Prefix of the topic and consumer group names: prefix.context.commands, prefix.context.events,
+     *     prefix.replies. The same on every instance of a deployment.
+     * @param startupTimeout How long the start waits for the broker and the topics before it fails, naming the servers.
+     * @param topicPartitions Partitions of the topics created at start when missing (tests, demos, development).
+     *     Unset: the topics must exist.
+     * @param topicReplicationFactor Replication factor of the topics created at start when missing.
+     * @param clientProperties Extra Kafka client settings (security, timeouts) given to every producer, consumer and
+     *     admin client.
+     */
+    public record Kafka(
+            @Nullable String bootstrapServers,
+            @Nullable String instanceId,
+            @DefaultValue("lanes") String topicPrefix,
+            @DefaultValue("30s") Duration startupTimeout,
+            @Nullable Integer topicPartitions,
+            @DefaultValue("1") short topicReplicationFactor,
+            @DefaultValue Map<String, String> clientProperties) {
+
+        /**
+         * @throws IllegalArgumentException naming the property and the value when a name is blank, the startup timeout
+         *     is not positive, or the partitions or replication factor are below 1
+         */
+        public Kafka {
+            requireNotBlank("lanes.kafka.bootstrap-servers", bootstrapServers);
+            requireNotBlank("lanes.kafka.instance-id", instanceId);
+            Objects.requireNonNull(topicPrefix, "lanes.kafka.topic-prefix");
+            requireNotBlank("lanes.kafka.topic-prefix", topicPrefix);
+            requirePositive("lanes.kafka.startup-timeout", startupTimeout);
+            if (topicPartitions != null && topicPartitions < 1) {
+                throw new IllegalArgumentException("lanes.kafka.topic-partitions must be positive: " + topicPartitions);
+            }
+            if (topicReplicationFactor < 1) {
+                throw new IllegalArgumentException(
+                        "lanes.kafka.topic-replication-factor must be positive: " + topicReplicationFactor);
+            }
+            clientProperties = clientProperties == null ? Map.of() : Map.copyOf(clientProperties);
+        }
+
+        private static void requireNotBlank(String property, @Nullable String value) {
+            if (value != null && value.isBlank()) {
+                throw new IllegalArgumentException(property + " must not be blank when set: '" + value + "'");
+            }
+        }
+    }
 }

@@ -56,7 +56,9 @@ class LanesPropertiesTest {
                 "lanes.command-timeout=0ms      | lanes.command-timeout must be positive: PT0S",
                 "lanes.quiet-period=40s         | lanes.quiet-period must be at least 0 and shorter than lanes.shutdown-timeout (PT30S): PT40S",
                 "lanes.command-bus-capacity=0   | lanes.command-bus-capacity must be within [1, 2^30]: 0",
-                "lanes.schedulers.workers=0     | lanes.schedulers.workers must be positive: 0"
+                "lanes.schedulers.workers=0     | lanes.schedulers.workers must be positive: 0",
+                "lanes.kafka.topic-partitions=0 | lanes.kafka.topic-partitions must be positive: 0",
+                "lanes.kafka.startup-timeout=0s | lanes.kafka.startup-timeout must be positive: PT0S"
             })
     void aValueOutOfRangeFailsTheStartNamingThePropertyAndTheValue(String property, String message) {
         runner.withPropertyValues(property).run(context -> {
@@ -103,7 +105,10 @@ class LanesPropertiesTest {
                         "\"lanes.schedulers.kind\"",
                         "\"lanes.schedulers.workers\"",
                         "\"lanes.postgres.enabled\"",
-                        "\"lanes.postgres.migrate\"")
+                        "\"lanes.postgres.migrate\"",
+                        "\"lanes.kafka.bootstrap-servers\"",
+                        "\"lanes.kafka.topic-prefix\"",
+                        "\"lanes.kafka.client-properties\"")
                 .contains("Deadline of the runtime's graceful stop");
     }
 }
