@@ -7,6 +7,7 @@ import dev.lanes.Lanes;
 import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.micrometer.LanesMicrometer;
 import dev.lanes.runtime.LanesRuntime;
+import dev.lanes.spring.LanesLifecycle;
 import dev.lanes.spring.sample.BankHttp.Answer;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
 
 /**
  * The bank sample started by Spring Boot on a random port: commands over HTTP at each wait stage, the projection read
@@ -46,6 +48,9 @@ class BankApplicationTest {
     @Autowired
     MeterRegistry registry;
 
+    @Autowired
+    LanesLifecycle lifecycle;
+
     BankHttp http;
 
     @BeforeEach
@@ -58,6 +63,15 @@ class BankApplicationTest {
         assertThat(lanes.runtime().state()).isEqualTo(LanesRuntime.State.RUNNING);
         assertThat(eventStore).isSameAs(lanes.eventStore());
         assertThat(eventStore.getClass().getSimpleName()).isEqualTo("InMemoryEventStore");
+    }
+
+    @Test
+    void lanesStartsBeforeTheWebServerAndStopsAfterIt() {
+        // Spring starts lower phases first and stops them last
+        assertThat(lifecycle.getPhase())
+                .isLessThan(WebServerApplicationContext.START_STOP_LIFECYCLE_PHASE)
+                .isLessThan(WebServerApplicationContext.GRACEFUL_SHUTDOWN_PHASE);
+        assertThat(lifecycle.isRunning()).isTrue();
     }
 
     @Test
