@@ -3,21 +3,22 @@ package dev.lanes.spring;
 import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.postgres.PostgresEventStore;
 import javax.sql.DataSource;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * The PostgreSQL event store over the application's {@link DataSource}: when lanes-postgres is on the classpath, a
- * single {@code DataSource} bean exists, {@code lanes.postgres.enabled} is not {@code false} and no {@link EventStore}
- * bean is declared. The data source stays the application's: closing the store stops only its JDBC scheduler.
+ * The PostgreSQL event store over the application's {@link DataSource}: when lanes-postgres is on the classpath, one
+ * {@code DataSource} bean exists (or one of several is primary), {@code lanes.postgres.enabled} is not {@code false}
+ * and no {@link EventStore} bean is declared. The data source stays the application's: closing the store stops only
+ * its JDBC scheduler.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass(PostgresEventStore.class)
-@ConditionalOnBean(DataSource.class)
+@ConditionalOnSingleCandidate(DataSource.class)
 @ConditionalOnProperty(prefix = "lanes.postgres", name = "enabled", havingValue = "true", matchIfMissing = true)
 class LanesPostgresConfiguration {
 

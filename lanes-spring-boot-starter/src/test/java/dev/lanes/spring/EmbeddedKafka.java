@@ -5,23 +5,18 @@ import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
 
 /**
- * One in-process KRaft broker per test JVM, as lanes-kafka's tests start it (Apache's test kit), started on first use
- * and stopped by a shutdown hook; tests use topics of their own prefix, so they share it.
+ * An in-process KRaft broker (Apache's test kit, configured as lanes-kafka's tests configure it) for one test class:
+ * started in its {@code @BeforeAll}, closed in its {@code @AfterAll}, so the broker has stopped before the test JVM
+ * exits instead of racing the JVM's other shutdown hooks.
  */
-final class EmbeddedKafka {
-    private static KafkaClusterTestKit cluster;
+final class EmbeddedKafka implements AutoCloseable {
+    private final KafkaClusterTestKit cluster;
 
-    private EmbeddedKafka() {}
-
-    static synchronized String bootstrapServers() {
-        if (cluster == null) {
-            cluster = start();
-            Runtime.getRuntime().addShutdownHook(new Thread(EmbeddedKafka::stop, "embedded-kafka-stop"));
-        }
-        return cluster.bootstrapServers();
+    private EmbeddedKafka(KafkaClusterTestKit cluster) {
+        this.cluster = cluster;
     }
 
-    private static KafkaClusterTestKit start() {
+    static EmbeddedKafka start() {
         try {
             KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder()
                     .setCombined(true)
@@ -39,19 +34,18 @@ final class EmbeddedKafka {
             started.format();
             started.startup();
             started.waitForReadyBrokers();
-            return started;
+            return new EmbeddedKafka(started);
         } catch (Exception e) {
             throw new IllegalStateException("Could not start the in-process Kafka broker", e);
         }
     }
 
-    private static synchronized void stop() {
-        try {
-            if (cluster != null) {
-                cluster.close();
-            }
-        } catch (Exception e) {
-            // the JVM is exiting
-        }
+    String bootstrapServers() {
+        return cluster.bootstrapServers();
+    }
+
+    @Override
+    public void close() throws Exception {
+        cluster.close();
     }
 }

@@ -17,6 +17,8 @@ import java.util.Set;
 import java.util.UUID;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -24,6 +26,18 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 /** Kafka buses when lanes.kafka.bootstrap-servers is set: the bank's commands and events go through a real broker. */
 class LanesKafkaConfigurationTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
+
+    private static EmbeddedKafka kafka;
+
+    @BeforeAll
+    static void startBroker() {
+        kafka = EmbeddedKafka.start();
+    }
+
+    @AfterAll
+    static void stopBroker() throws Exception {
+        kafka.close();
+    }
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(LanesAutoConfiguration.class))
@@ -33,15 +47,15 @@ class LanesKafkaConfigurationTest {
     void bootstrapServersWireTheKafkaBusesAndCommandsFlowThroughTheBroker() throws Exception {
         String prefix = "spring-" + UUID.randomUUID().toString().substring(0, 8);
         runner.withPropertyValues(
-                        "lanes.kafka.bootstrap-servers=" + EmbeddedKafka.bootstrapServers(),
+                        "lanes.kafka.bootstrap-servers=" + kafka.bootstrapServers(),
                         "lanes.kafka.topic-prefix=" + prefix,
                         "lanes.kafka.instance-id=spring-1",
                         "lanes.kafka.topic-partitions=2",
                         "lanes.shutdown-timeout=20s")
                 .run(context -> {
                     assertThat(context).hasSingleBean(KafkaBuses.class);
-                    KafkaBuses kafka = context.getBean(KafkaBuses.class);
-                    assertThat(kafka.options().instanceId()).isEqualTo("spring-1");
+                    KafkaBuses buses = context.getBean(KafkaBuses.class);
+                    assertThat(buses.options().instanceId()).isEqualTo("spring-1");
                     assertThat(context.getBean(Lanes.class).runtime().state()).isEqualTo(LanesRuntime.State.RUNNING);
                     CommandGateway gateway = context.getBean(CommandGateway.class);
 
@@ -66,8 +80,7 @@ class LanesKafkaConfigurationTest {
     }
 
     private static Set<String> topics() throws Exception {
-        try (Admin admin =
-                Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, EmbeddedKafka.bootstrapServers()))) {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()))) {
             return admin.listTopics().names().get();
         }
     }
