@@ -1,0 +1,22 @@
+package dev.lanes.spring;
+
+import dev.lanes.eventsourcing.EventStore;
+import dev.lanes.eventsourcing.EventStores;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The in-memory event store, when neither the application nor {@link LanesPostgresConfiguration} declared one: it is
+ * imported after that configuration, so its condition sees the PostgreSQL store. Its streams live as long as the
+ * application.
+ */
+@Configuration(proxyBeanMethods = false)
+class LanesInMemoryStoreConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean(EventStore.class)
+    EventStore lanesInMemoryEventStore() {
+        return EventStores.inMemory();
+    }
+}

@@ -1,0 +1,44 @@
+package dev.lanes.spring;
+
+import dev.lanes.eventsourcing.EventStore;
+import dev.lanes.postgres.PostgresEventStore;
+import javax.sql.DataSource;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The PostgreSQL event store over the application's {@link DataSource}: when lanes-postgres is on the classpath, one
+ * {@code DataSource} bean exists (or one of several is primary), {@code lanes.postgres.enabled} is not {@code false}
+ * and no {@link EventStore} bean is declared. The data source stays the application's: closing the store stops only
+ * its JDBC scheduler.
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnClass(PostgresEventStore.class)
+@ConditionalOnSingleCandidate(DataSource.class)
+@ConditionalOnProperty(prefix = "lanes.postgres", name = "enabled", havingValue = "true", matchIfMissing = true)
+class LanesPostgresConfiguration {
+
+    /**
+     * The store, its schema migrated first when {@code lanes.postgres.migrate} (blocking, once, at context start).
+     *
+     * @throws RuntimeException the migration's failure (the server unreachable, the login refused), the store closed
+     */
+    @Bean
+    @ConditionalOnMissingBean(EventStore.class)
+    PostgresEventStore lanesPostgresEventStore(DataSource dataSource, LanesProperties properties) {
+        PostgresEventStore store = new PostgresEventStore(dataSource);
+        if (properties.postgres().migrate()) {
+            try {
+                store.migrate();
+            } catch (RuntimeException e) {
+                store.close();
+                throw e;
+            }
+        }
+        return store;
+    }
+}
