@@ -8,13 +8,11 @@ import dev.lanes.processing.DeadLetter;
 import dev.lanes.processing.DeadLetterQueue;
 import dev.lanes.processing.RetryOutcome;
 import dev.lanes.test.SequencedDeadLettersContract;
-import dev.lanes.test.logging.LogCapture;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@link SequencedDeadLettersContract} over {@link PostgresDeadLetterQueue} on the embedded PostgreSQL, plus what only a
@@ -22,9 +20,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class PostgresSequencedDeadLettersTest extends SequencedDeadLettersContract {
     private final List<PostgresDeadLetterQueue> opened = new ArrayList<>();
-
-    @RegisterExtension
-    final LogCapture logs = LogCapture.standardError();
 
     @Override
     protected DeadLetterQueue createQueue() {

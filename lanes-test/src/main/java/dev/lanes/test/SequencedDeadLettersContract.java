@@ -20,6 +20,7 @@ import dev.lanes.processing.DeadLetters;
 import dev.lanes.processing.EventProcessor;
 import dev.lanes.processing.ProcessorKind;
 import dev.lanes.processing.RetryOutcome;
+import dev.lanes.test.logging.LogCapture;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -33,6 +34,7 @@ import java.util.function.Predicate;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Schedulers;
@@ -46,6 +48,19 @@ import reactor.core.scheduler.Schedulers;
  * handled, in order, per aggregate.
  */
 public abstract class SequencedDeadLettersContract {
+
+    /** What the queue's users log while these tests park streams on purpose: read and checked after each test. */
+    @RegisterExtension
+    protected final LogCapture logs = LogCapture.standardError();
+
+    /** Parking, retrying and skipping are logged as warnings by the sequencer, never as errors. */
+    @AfterEach
+    void onlyTheSequencersWarningsAreLogged() {
+        assertThat(logs.lines())
+                .allSatisfy(line -> assertThat(line.level() + " " + line.logger())
+                        .as(line.message())
+                        .isEqualTo("WARN dev.lanes.processing.DeadLetterSequencer"));
+    }
     /** How long any wait of these tests may take. */
     protected static final Duration TIMEOUT = Duration.ofSeconds(10);
 

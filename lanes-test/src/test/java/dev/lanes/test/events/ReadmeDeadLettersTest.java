@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.publisher.Mono;
@@ -32,6 +33,15 @@ class ReadmeDeadLettersTest {
 
     @RegisterExtension
     final LogCapture logs = LogCapture.standardError();
+
+    /** The parking and the retry are logged as the sequencer's warnings, nothing else. */
+    @AfterEach
+    void onlyTheSequencersWarningsAreLogged() {
+        assertThat(logs.lines())
+                .allSatisfy(line -> assertThat(line.level() + " " + line.logger())
+                        .as(line.message())
+                        .isEqualTo("WARN dev.lanes.processing.DeadLetterSequencer"));
+    }
 
     @Test
     void theReadmesDeadLetterHandlingParksRetriesInOrderAndReleasesTheSequence() {
