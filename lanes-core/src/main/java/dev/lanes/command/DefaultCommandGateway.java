@@ -9,6 +9,7 @@ import dev.lanes.messaging.DomainEventStream;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeoutException;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -55,13 +56,16 @@ final class DefaultCommandGateway implements CommandGateway {
                                     command, Reason.TIMED_OUT, waitStage, null, Storage.UNKNOWN, null, late))
                     .then(Mono.defer(() -> send(command, waitStage, timeout)));
         }
-        return commandBus
+        Mono<CommandResult> sent = commandBus
                 .send(command)
                 .onErrorResume(error -> {
                     results.failed(command, error);
                     return Mono.empty();
                 })
-                .then(tracked.outcome());
+                .then(Mono.empty());
+        // the wait is not held behind the bus's acknowledgement: a broker that never acknowledges (a producer stuck in
+        // its retries) must not keep the sender past its timeout; the first answer wins and cancels the other
+        return Flux.merge(sent, tracked.outcome()).next();
     }
 
     /** What a request id stored, as the answer to a send of it. */

@@ -8,6 +8,7 @@ import dev.lanes.api.AggregateId;
 import dev.lanes.api.NamedAggregate;
 import dev.lanes.command.StageNotReachedException.Reason;
 import dev.lanes.command.StageNotReachedException.Storage;
+import dev.lanes.dispatch.MessageExchange;
 import dev.lanes.eventsourcing.EventStores;
 import dev.lanes.messaging.CommandMessage;
 import java.lang.reflect.Method;
@@ -20,6 +21,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 import reactor.test.scheduler.VirtualTimeScheduler;
 
 /** Every wait ends, once, and what it says matches how far the command got. Time is virtual. */
@@ -399,6 +402,35 @@ class CommandResultsTest {
             time.advanceTimeBy(Duration.ofSeconds(2));
 
             assertThat(notReached(outcome).reason()).isEqualTo(Reason.TIMED_OUT);
+            assertThat(results.inFlight()).isZero();
+        }
+
+        @Test
+        void aSendWhoseBusNeverAcknowledgesStillEndsAtItsTimeout() {
+            // a distributed bus whose broker never acknowledges the record (a producer stuck in its retries)
+            CommandBus silent = new CommandBus() {
+                @Override
+                public Mono<Void> send(CommandMessage command) {
+                    return Mono.never();
+                }
+
+                @Override
+                public Flux<MessageExchange<CommandMessage>> receive(NamedAggregate namedAggregate) {
+                    return Flux.never();
+                }
+            };
+            DefaultCommandGateway overSilentBus = new DefaultCommandGateway(silent, EventStores.inMemory(), results);
+            CompletableFuture<CommandResult> outcome = overSilentBus
+                    .send(command("r1"), WaitStage.PROCESSED, Duration.ofSeconds(2))
+                    .toFuture();
+
+            time.advanceTimeBy(Duration.ofSeconds(2));
+
+            StageNotReachedException ended = notReached(outcome);
+            assertThat(ended.reason()).isEqualTo(Reason.TIMED_OUT);
+            assertThat(ended.storage())
+                    .as("the bus may still deliver it")
+                    .isEqualTo(StageNotReachedException.Storage.UNKNOWN);
             assertThat(results.inFlight()).isZero();
         }
 
