@@ -20,6 +20,8 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 /** The startup check: the broker answers and the topics exist (or are created), within the startup timeout. */
 final class Topics {
+    private static final long LEADER_POLL_MILLIS = 20;
+
     private Topics() {}
 
     /**
@@ -42,6 +44,7 @@ final class Topics {
                 throw KafkaStartupException.missingTopics(who, options.bootstrapServers(), missing);
             }
             create(admin, missing, creation, deadline);
+            awaitLeaders(admin, missing, deadline);
             return describe(admin, names, deadline);
         } catch (TimeoutException e) {
             throw KafkaStartupException.unreachable(who, options.bootstrapServers(), options.startupTimeout(), e);
@@ -104,6 +107,32 @@ final class Topics {
                 }
             }
         }
+    }
+
+    /**
+     * Waits until every partition of the new topics has a leader in the broker's metadata. A producer that writes to a
+     * partition the broker has not opened yet gets a retriable error for its first batch while a later batch may be
+     * appended; the first batch's retries then fail as out of order until its delivery timeout (KAFKA-15591, fixed in
+     * brokers after 4.3): so nothing is sent to a created topic before its partitions are led.
+     */
+    private static void awaitLeaders(Admin admin, Set<String> created, long deadline)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        while (!allLed(admin.describeTopics(created)
+                .allTopicNames()
+                .get(remaining(deadline), TimeUnit.NANOSECONDS)
+                .values())) {
+            if (remaining(deadline) <= 0) {
+                throw new TimeoutException("partitions of " + created + " have no leader yet");
+            }
+            Thread.sleep(LEADER_POLL_MILLIS); // a broker applies new metadata within milliseconds; bounded by deadline
+        }
+    }
+
+    private static boolean allLed(Collection<TopicDescription> topics) {
+        return topics.stream()
+                .flatMap(topic -> topic.partitions().stream())
+                .allMatch(partition ->
+                        partition.leader() != null && !partition.leader().isEmpty());
     }
 
     private static long remaining(long deadline) {
