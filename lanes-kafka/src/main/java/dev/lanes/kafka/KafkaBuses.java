@@ -229,6 +229,13 @@ public final class KafkaBuses implements RuntimeComponent {
         properties.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
         properties.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, "2");
         properties.putIfAbsent(ProducerConfig.MAX_BLOCK_MS_CONFIG, "5000");
+        if (options.topicCreation() != null) {
+            // Topics made at start are written to at once: a broker up to 4.3 that has not opened a new partition
+            // fails a first batch while appending a pipelined later one, and the first one's retries are then
+            // refused as out of order until its delivery timeout (KAFKA-15591). One request in flight per connection
+            // keeps a later batch behind the first; a client property overrides it.
+            properties.putIfAbsent(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
+        }
         properties.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         properties.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         return properties;

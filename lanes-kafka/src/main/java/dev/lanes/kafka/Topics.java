@@ -37,6 +37,7 @@ final class Topics {
             Set<String> missing = new HashSet<>(names);
             missing.removeAll(found.keySet());
             if (missing.isEmpty()) {
+                awaitLeaders(admin, found.keySet(), deadline); // another instance may have just made them
                 return found;
             }
             KafkaOptions.TopicCreation creation = options.topicCreation();
@@ -113,9 +114,10 @@ final class Topics {
      * Waits until every partition of the new topics has a leader in the broker's metadata. A producer that writes to a
      * partition the broker has not opened yet gets a retriable error for its first batch while a later batch may be
      * appended; the first batch's retries then fail as out of order until its delivery timeout (KAFKA-15591, fixed in
-     * brokers after 4.3): so nothing is sent to a created topic before its partitions are led.
+     * brokers after 4.3): so nothing is sent to a new topic before its partitions are led. This narrows that window;
+     * {@code KafkaBuses} closes it for the topics it creates by keeping one request in flight per connection.
      */
-    private static void awaitLeaders(Admin admin, Set<String> created, long deadline)
+    private static void awaitLeaders(Admin admin, Collection<String> created, long deadline)
             throws InterruptedException, ExecutionException, TimeoutException {
         while (!allLed(admin.describeTopics(created)
                 .allTopicNames()
