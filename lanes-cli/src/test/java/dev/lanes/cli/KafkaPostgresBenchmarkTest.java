@@ -4,6 +4,7 @@ import static dev.lanes.cli.ReportAssertions.number;
 import static dev.lanes.cli.ReportAssertions.readReport;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lanes.kafka.TestKafka;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;

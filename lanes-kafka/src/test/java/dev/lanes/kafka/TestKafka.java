@@ -5,15 +5,15 @@ import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
 
 /**
- * One in-process KRaft broker per test JVM (started on first use, stopped by a shutdown hook): every test class uses
+ * One in-process KRaft broker per test JVM (started on first use, stopped by a shutdown hook): every test class (also lanes-cli's, through this module's test jar) uses
  * topics of its own, so they share it.
  */
-final class TestKafka {
+public final class TestKafka {
     private static KafkaClusterTestKit cluster;
 
     private TestKafka() {}
 
-    static synchronized String bootstrapServers() {
+    public static synchronized String bootstrapServers() {
         if (cluster == null) {
             cluster = start();
             Runtime.getRuntime().addShutdownHook(new Thread(TestKafka::stop, "test-kafka-stop"));
