@@ -119,14 +119,27 @@ final class Topics {
      */
     private static void awaitLeaders(Admin admin, Collection<String> created, long deadline)
             throws InterruptedException, ExecutionException, TimeoutException {
-        while (!allLed(admin.describeTopics(created)
-                .allTopicNames()
-                .get(remaining(deadline), TimeUnit.NANOSECONDS)
-                .values())) {
+        while (!allLed(admin, created, deadline)) {
             if (remaining(deadline) <= 0) {
                 throw new TimeoutException("partitions of " + created + " have no leader yet");
             }
             Thread.sleep(LEADER_POLL_MILLIS); // a broker applies new metadata within milliseconds; bounded by deadline
+        }
+    }
+
+    /** False while a topic is still unknown to the broker that answers (just created) or a partition has no leader. */
+    private static boolean allLed(Admin admin, Collection<String> topics, long deadline)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        try {
+            return allLed(admin.describeTopics(topics)
+                    .allTopicNames()
+                    .get(remaining(deadline), TimeUnit.NANOSECONDS)
+                    .values());
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+                return false;
+            }
+            throw e;
         }
     }
 
