@@ -17,6 +17,7 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.jspecify.annotations.Nullable;
 
 /** The startup check: the broker answers and the topics exist (or are created), within the startup timeout. */
 final class Topics {
@@ -33,20 +34,16 @@ final class Topics {
     static Map<String, Integer> require(String who, Collection<String> names, KafkaOptions options) {
         long deadline = System.nanoTime() + options.startupTimeout().toNanos();
         try (Admin admin = Admin.create(adminProperties(options))) {
-            Map<String, Integer> found = describe(admin, names, deadline);
             Set<String> missing = new HashSet<>(names);
-            missing.removeAll(found.keySet());
-            if (missing.isEmpty()) {
-                awaitLeaders(admin, found.keySet(), deadline); // another instance may have just made them
-                return found;
+            missing.removeAll(describe(admin, names, deadline).keySet());
+            if (!missing.isEmpty()) {
+                KafkaOptions.TopicCreation creation = options.topicCreation();
+                if (creation == null) {
+                    throw KafkaStartupException.missingTopics(who, options.bootstrapServers(), missing);
+                }
+                create(admin, missing, creation, deadline);
             }
-            KafkaOptions.TopicCreation creation = options.topicCreation();
-            if (creation == null) {
-                throw KafkaStartupException.missingTopics(who, options.bootstrapServers(), missing);
-            }
-            create(admin, missing, creation, deadline);
-            awaitLeaders(admin, missing, deadline);
-            return describe(admin, names, deadline);
+            return ledPartitions(admin, names, deadline); // made here or just now by another instance
         } catch (TimeoutException e) {
             throw KafkaStartupException.unreachable(who, options.bootstrapServers(), options.startupTimeout(), e);
         } catch (ExecutionException e) {
@@ -111,43 +108,45 @@ final class Topics {
     }
 
     /**
-     * Waits until every partition of the new topics has a leader in the broker's metadata. A producer that writes to a
+     * The partition count of each topic, once every partition has a leader in the broker's metadata. A producer that writes to a
      * partition the broker has not opened yet gets a retriable error for its first batch while a later batch may be
      * appended; the first batch's retries then fail as out of order until its delivery timeout (KAFKA-15591, fixed in
      * brokers after 4.3): so nothing is sent to a new topic before its partitions are led. This narrows that window;
      * {@code KafkaBuses} closes it for the topics it creates by keeping one request in flight per connection.
      */
-    private static void awaitLeaders(Admin admin, Collection<String> created, long deadline)
+    private static Map<String, Integer> ledPartitions(Admin admin, Collection<String> names, long deadline)
             throws InterruptedException, ExecutionException, TimeoutException {
-        while (!allLed(admin, created, deadline)) {
+        Map<String, TopicDescription> led;
+        while ((led = ifAllLed(admin, names, deadline)) == null) {
             if (remaining(deadline) <= 0) {
-                throw new TimeoutException("partitions of " + created + " have no leader yet");
+                throw new TimeoutException("partitions of " + names + " have no leader yet");
             }
             Thread.sleep(LEADER_POLL_MILLIS); // a broker applies new metadata within milliseconds; bounded by deadline
         }
+        Map<String, Integer> partitions = new HashMap<>();
+        led.forEach((name, description) ->
+                partitions.put(name, description.partitions().size()));
+        return partitions;
     }
 
-    /** False while a topic is still unknown to the broker that answers (just created) or a partition has no leader. */
-    private static boolean allLed(Admin admin, Collection<String> topics, long deadline)
+    /** Null while a topic is still unknown to the broker that answers (just created) or a partition has no leader. */
+    private static @Nullable Map<String, TopicDescription> ifAllLed(
+            Admin admin, Collection<String> names, long deadline)
             throws InterruptedException, ExecutionException, TimeoutException {
+        Map<String, TopicDescription> described;
         try {
-            return allLed(admin.describeTopics(topics)
-                    .allTopicNames()
-                    .get(remaining(deadline), TimeUnit.NANOSECONDS)
-                    .values());
+            described = admin.describeTopics(names).allTopicNames().get(remaining(deadline), TimeUnit.NANOSECONDS);
         } catch (ExecutionException e) {
             if (e.getCause() instanceof UnknownTopicOrPartitionException) {
-                return false;
+                return null;
             }
             throw e;
         }
-    }
-
-    private static boolean allLed(Collection<TopicDescription> topics) {
-        return topics.stream()
+        boolean allLed = described.values().stream()
                 .flatMap(topic -> topic.partitions().stream())
                 .allMatch(partition ->
                         partition.leader() != null && !partition.leader().isEmpty());
+        return allLed ? described : null;
     }
 
     private static long remaining(long deadline) {
