@@ -16,9 +16,11 @@ import dev.lanes.modeling.AggregateDefinition;
 import dev.lanes.modeling.AggregateState;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import reactor.core.Exceptions;
 import reactor.core.publisher.Mono;
 
 /**
@@ -74,6 +76,10 @@ final class AggregateProcessor<S> {
                                 Mono.defer(() -> decide(command, progress).thenReturn(true)))
                         .then()
                 : decide(command, progress);
+        if (handling == Mono.<Void>empty()) {
+            forget(command); // every step answered at once and the command ended: nothing to subscribe
+            return handling;
+        }
         return handling.doOnSuccess(done -> forget(command))
                 .onErrorResume(CommandFailed.class, failed -> {
                     forget(command);
@@ -93,17 +99,44 @@ final class AggregateProcessor<S> {
         unknownAppends.remove(command.messageId());
     }
 
+    /*
+     * Each step below takes a step's answer with a plain call when its Mono is a Callable (a cached state, a handler
+     * registered with AggregateDefinition.Builder#handle, the in-memory store and bus), as Reactor's own operators do
+     * with such sources, and subscribes otherwise. A command whose every step answers at once returns Mono.empty():
+     * nothing is assembled or subscribed for it. The outcomes are the same either way.
+     */
+
     private Mono<Void> decide(CommandMessage command, CommandProgress progress) {
-        return load(command.aggregateId())
-                .flatMap(state -> definition
-                        .decide(state.state(), command.command())
-                        .onErrorMap(CommandFailed::new)
-                        .flatMap(events ->
-                                events.isEmpty() ? unchanged(command) : append(state, command, events, progress)));
+        AggregateState<S> cached = cache.get(command.aggregateId());
+        return cached != null
+                ? decide(cached, command, progress)
+                : loader.load(command.aggregateId()).flatMap(state -> decide(state, command, progress));
     }
 
-    private Mono<Void> unchanged(CommandMessage command) {
-        return Mono.fromRunnable(() -> results.processed(command, 0, List.of()));
+    private Mono<Void> decide(AggregateState<S> state, CommandMessage command, CommandProgress progress) {
+        Mono<List<Object>> decided = definition.decide(state.state(), command.command());
+        if (!(decided instanceof Callable<?> ready)) {
+            return decided.onErrorMap(CommandFailed::new).flatMap(events -> decided(state, command, events, progress));
+        }
+        List<Object> events;
+        try {
+            @SuppressWarnings("unchecked")
+            List<Object> answered = (List<Object>) ready.call();
+            events = answered == null ? List.of() : answered;
+        } catch (Throwable handlerError) {
+            Exceptions.throwIfJvmFatal(handlerError);
+            return Mono.error(new CommandFailed(Exceptions.unwrap(handlerError)));
+        }
+        return decided(state, command, events, progress);
+    }
+
+    private Mono<Void> decided(
+            AggregateState<S> state, CommandMessage command, List<Object> events, CommandProgress progress) {
+        if (events.isEmpty()) {
+            results.processed(command, 0, List.of());
+            return Mono.empty();
+        }
+        return append(state, command, events, progress);
     }
 
     private Mono<Void> append(
@@ -119,20 +152,64 @@ final class AggregateProcessor<S> {
             return Mono.empty();
         }
         DomainEventStream stream = DomainEventStream.of(command, state.nextVersion(), events);
-        Mono<Void> appended = eventStore
-                .append(stream)
+        Mono<Void> appending = eventStore.append(stream);
+        if (appending instanceof Callable<?> now) {
+            try {
+                now.call();
+            } catch (Throwable error) {
+                Exceptions.throwIfJvmFatal(error);
+                return notAppended(command, progress, Exceptions.unwrap(error));
+            }
+            return appended(command, progress, stream, next, events);
+        }
+        return appending
                 .doOnError(error -> appendFailed(command, progress, error))
-                .then(Mono.defer(() -> {
-                    progress.stored(next.version(), events);
-                    cache.put(next);
-                    return publish(stream)
-                            .then(Mono.<Void>fromRunnable(() -> results.processed(command, next.version(), events)));
-                }));
-        return appended.onErrorResume(
-                DuplicateRequestIdException.class,
-                duplicate -> storedBefore(command, progress)
-                        .switchIfEmpty(Mono.error(duplicate))
-                        .then());
+                .then(Mono.defer(() -> appended(command, progress, stream, next, events)))
+                .onErrorResume(
+                        DuplicateRequestIdException.class, duplicate -> answerStored(command, progress, duplicate));
+    }
+
+    private Mono<Void> notAppended(CommandMessage command, CommandProgress progress, Throwable error) {
+        appendFailed(command, progress, error);
+        return error instanceof DuplicateRequestIdException duplicate
+                ? answerStored(command, progress, duplicate)
+                : Mono.error(error);
+    }
+
+    /** The request id is stored already: answer with what it stored, or fail with the duplicate if nothing is found. */
+    private Mono<Void> answerStored(
+            CommandMessage command, CommandProgress progress, DuplicateRequestIdException duplicate) {
+        return storedBefore(command, progress)
+                .switchIfEmpty(Mono.error(duplicate))
+                .then();
+    }
+
+    /** After a successful append: the state moves on, the stream is published, then the sender is answered. */
+    private Mono<Void> appended(
+            CommandMessage command,
+            CommandProgress progress,
+            DomainEventStream stream,
+            AggregateState<S> next,
+            List<Object> events) {
+        progress.stored(next.version(), events);
+        cache.put(next);
+        Mono<Void> publishing = eventBus.publish(stream);
+        if (publishing instanceof Callable<?> now) {
+            try {
+                now.call();
+            } catch (Throwable error) {
+                Exceptions.throwIfJvmFatal(error);
+                publishFailed(stream, Exceptions.unwrap(error));
+            }
+            results.processed(command, next.version(), events);
+            return Mono.empty();
+        }
+        return publishing
+                .onErrorResume(error -> {
+                    publishFailed(stream, error);
+                    return Mono.empty();
+                })
+                .then(Mono.fromRunnable(() -> results.processed(command, next.version(), events)));
     }
 
     private void appendFailed(CommandMessage command, CommandProgress progress, Throwable error) {
@@ -167,9 +244,13 @@ final class AggregateProcessor<S> {
 
     private Mono<Void> publish(DomainEventStream stream) {
         return eventBus.publish(stream).onErrorResume(error -> {
-            log.error("{} was appended but could not be published; it stays in the event store", stream, error);
+            publishFailed(stream, error);
             return Mono.empty();
         });
+    }
+
+    private static void publishFailed(DomainEventStream stream, Throwable error) {
+        log.error("{} was appended but could not be published; it stays in the event store", stream, error);
     }
 
     /** The latest state: cached, or the latest snapshot plus the streams after it. */

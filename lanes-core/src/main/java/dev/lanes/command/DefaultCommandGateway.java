@@ -8,8 +8,9 @@ import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEventStream;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeoutException;
-import reactor.core.publisher.Flux;
+import reactor.core.Exceptions;
 import reactor.core.publisher.Mono;
 
 /**
@@ -38,10 +39,23 @@ final class DefaultCommandGateway implements CommandGateway {
         Objects.requireNonNull(command, "command");
         Objects.requireNonNull(waitStage, "waitStage");
         Require.positive(timeout, "timeout");
-        return eventStore
-                .findByRequestId(command.aggregateId(), command.requestId())
-                .map(stored -> storedResult(command, stored))
-                .switchIfEmpty(Mono.defer(() -> track(command, waitStage, timeout)));
+        return Mono.defer(() -> {
+            Mono<DomainEventStream> lookup = eventStore.findByRequestId(command.aggregateId(), command.requestId());
+            if (!(lookup instanceof Callable<?> now)) {
+                return lookup.map(stored -> storedResult(command, stored))
+                        .switchIfEmpty(Mono.defer(() -> track(command, waitStage, timeout)));
+            }
+            Object stored; // the in-memory store answers at once: no operators for the lookup
+            try {
+                stored = now.call();
+            } catch (Throwable error) {
+                Exceptions.throwIfJvmFatal(error);
+                return Mono.error(Exceptions.unwrap(error));
+            }
+            return stored != null
+                    ? Mono.just(storedResult(command, (DomainEventStream) stored))
+                    : track(command, waitStage, timeout);
+        });
     }
 
     private Mono<CommandResult> track(CommandMessage command, WaitStage waitStage, Duration timeout) {
@@ -56,16 +70,21 @@ final class DefaultCommandGateway implements CommandGateway {
                                     command, Reason.TIMED_OUT, waitStage, null, Storage.UNKNOWN, null, late))
                     .then(Mono.defer(() -> send(command, waitStage, timeout)));
         }
-        Mono<CommandResult> sent = commandBus
-                .send(command)
-                .onErrorResume(error -> {
-                    results.failed(command, error);
-                    return Mono.empty();
-                })
-                .then(Mono.empty());
-        // the wait is not held behind the bus's acknowledgement: a broker that never acknowledges (a producer stuck in
-        // its retries) must not keep the sender past its timeout; the first answer wins and cancels the other
-        return Flux.merge(sent, tracked.outcome()).next();
+        // the wait is not held behind the bus's acknowledgement (a broker that never acknowledges, a producer stuck in
+        // its retries, must not keep the sender past its timeout): the send starts when the wait is subscribed, and a
+        // failed send ends the wait with its error
+        return tracked.outcome().doOnSubscribe(subscription -> sendTracked(command));
+    }
+
+    private void sendTracked(CommandMessage command) {
+        Mono<Void> sending;
+        try {
+            sending = commandBus.send(command);
+        } catch (RuntimeException error) {
+            results.failed(command, error);
+            return;
+        }
+        sending.subscribe(null, error -> results.failed(command, error));
     }
 
     /** What a request id stored, as the answer to a send of it. */

@@ -4,6 +4,7 @@ import dev.lanes.api.AggregateId;
 import dev.lanes.api.MaterializedNamedAggregate;
 import dev.lanes.api.NamedAggregate;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,9 +31,9 @@ import reactor.core.publisher.Mono;
 public final class AggregateDefinition<S> {
     private final MaterializedNamedAggregate namedAggregate;
     private final Function<AggregateId, S> initialState;
-    private final Map<Class<?>, BiFunction<S, Object, Publisher<?>>> commandHandlers;
+    private final Map<Class<?>, BiFunction<S, Object, Mono<List<Object>>>> commandHandlers;
     private final Map<Class<?>, BiFunction<S, Object, S>> eventAppliers;
-    private final ConcurrentHashMap<Class<?>, Optional<BiFunction<S, Object, Publisher<?>>>> resolvedCommands =
+    private final ConcurrentHashMap<Class<?>, Optional<BiFunction<S, Object, Mono<List<Object>>>>> resolvedCommands =
             new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Class<?>, Optional<BiFunction<S, Object, S>>> resolvedEvents =
             new ConcurrentHashMap<>();
@@ -67,16 +68,16 @@ public final class AggregateDefinition<S> {
     /**
      * The events {@code command} produces on {@code state}, in order. Errors with what the handler threw, or with
      * {@link IllegalArgumentException} naming the command class when no handler exists.
+     *
+     * <p>The handler runs when the result is subscribed. For a handler registered with {@link Builder#handle} the
+     * result is a {@link java.util.concurrent.Callable} {@code Mono}, so a caller may take the events with a plain call
+     * instead of a subscription (as Reactor's operators do for such sources).
      */
     public Mono<List<Object>> decide(S state, Object command) {
-        return Mono.defer(() -> {
-            BiFunction<S, Object, Publisher<?>> handler = resolve(resolvedCommands, commandHandlers, command.getClass())
-                    .orElseThrow(() -> new IllegalArgumentException(
-                            "No command handler for " + command.getClass().getName() + " on " + namedAggregate));
-            return Flux.from(Objects.requireNonNull(handler.apply(state, command), "command handler returned null"))
-                    .<Object>map(event -> event)
-                    .collectList();
-        });
+        return resolve(resolvedCommands, commandHandlers, command.getClass())
+                .map(handler -> handler.apply(state, command))
+                .orElseGet(() -> Mono.error(new IllegalArgumentException(
+                        "No command handler for " + command.getClass().getName() + " on " + namedAggregate)));
     }
 
     /**
@@ -139,7 +140,7 @@ public final class AggregateDefinition<S> {
     public static final class Builder<S> {
         private final MaterializedNamedAggregate namedAggregate;
         private final Function<AggregateId, S> initialState;
-        private final Map<Class<?>, BiFunction<S, Object, Publisher<?>>> commandHandlers = new LinkedHashMap<>();
+        private final Map<Class<?>, BiFunction<S, Object, Mono<List<Object>>>> commandHandlers = new LinkedHashMap<>();
         private final Map<Class<?>, BiFunction<S, Object, S>> eventAppliers = new LinkedHashMap<>();
 
         private Builder(NamedAggregate namedAggregate, Function<AggregateId, S> initialState) {
@@ -151,15 +152,22 @@ public final class AggregateDefinition<S> {
         /** A handler that returns its events directly; an empty list means "nothing happened". */
         public <C> Builder<S> handle(Class<C> commandType, BiFunction<S, C, List<?>> handler) {
             Objects.requireNonNull(handler, "handler");
+            MaterializedNamedAggregate type = namedAggregate;
             return register(
                     commandType,
-                    (state, command) -> Flux.fromIterable(handler.apply(state, commandType.cast(command))));
+                    (state, command) -> Mono.fromCallable(
+                            () -> events(type, commandType, handler.apply(state, commandType.cast(command)))));
         }
 
         /** A handler that produces its events asynchronously, as a {@code Mono} or {@code Flux} of events. */
         public <C> Builder<S> handleAsync(Class<C> commandType, BiFunction<S, C, Publisher<?>> handler) {
             Objects.requireNonNull(handler, "handler");
-            return register(commandType, (state, command) -> handler.apply(state, commandType.cast(command)));
+            return register(
+                    commandType,
+                    (state, command) -> Mono.defer(() -> Flux.from(Objects.requireNonNull(
+                                    handler.apply(state, commandType.cast(command)), "command handler returned null"))
+                            .<Object>map(event -> event)
+                            .collectList()));
         }
 
         /** How an event of {@code eventType} changes the state. */
@@ -174,7 +182,25 @@ public final class AggregateDefinition<S> {
             return this;
         }
 
-        private Builder<S> register(Class<?> commandType, BiFunction<S, Object, Publisher<?>> handler) {
+        /** A copy of what a direct handler returned, refusing a null list or event with the command's name. */
+        private static List<Object> events(
+                MaterializedNamedAggregate namedAggregate, Class<?> commandType, @Nullable List<?> events) {
+            if (events == null) {
+                throw new NullPointerException(
+                        "The handler of " + commandType.getName() + " on " + namedAggregate + " returned null");
+            }
+            List<Object> copy = new ArrayList<>(events.size());
+            for (Object event : events) {
+                if (event == null) {
+                    throw new NullPointerException("The handler of " + commandType.getName() + " on " + namedAggregate
+                            + " returned a null event at index " + copy.size());
+                }
+                copy.add(event);
+            }
+            return copy;
+        }
+
+        private Builder<S> register(Class<?> commandType, BiFunction<S, Object, Mono<List<Object>>> handler) {
             Objects.requireNonNull(commandType, "commandType");
             if (commandHandlers.putIfAbsent(commandType, handler) != null) {
                 throw new IllegalArgumentException(

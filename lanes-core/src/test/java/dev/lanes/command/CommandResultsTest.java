@@ -14,6 +14,7 @@ import dev.lanes.messaging.CommandMessage;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.test.StepVerifier;
 import reactor.test.scheduler.VirtualTimeScheduler;
 
 /** Every wait ends, once, and what it says matches how far the command got. Time is virtual. */
@@ -431,6 +433,33 @@ class CommandResultsTest {
             assertThat(ended.storage())
                     .as("the bus may still deliver it")
                     .isEqualTo(StageNotReachedException.Storage.UNKNOWN);
+            assertThat(results.inFlight()).isZero();
+        }
+
+        @Test
+        void aSendDoesNothingUntilSubscribedAndAFailedSendEndsItsWait() {
+            List<CommandMessage> sent = new ArrayList<>();
+            CommandBus refusing = new CommandBus() {
+                @Override
+                public Mono<Void> send(CommandMessage command) {
+                    sent.add(command);
+                    return Mono.error(new IllegalStateException("broker down"));
+                }
+
+                @Override
+                public Flux<MessageExchange<CommandMessage>> receive(NamedAggregate namedAggregate) {
+                    return Flux.never();
+                }
+            };
+            DefaultCommandGateway overRefusingBus =
+                    new DefaultCommandGateway(refusing, EventStores.inMemory(), results);
+
+            Mono<CommandResult> send = overRefusingBus.send(command("r1"), WaitStage.PROCESSED, Duration.ofSeconds(2));
+            assertThat(sent).isEmpty();
+            assertThat(results.inFlight()).isZero();
+
+            StepVerifier.create(send).verifyErrorMessage("broker down");
+            assertThat(sent).hasSize(1);
             assertThat(results.inFlight()).isZero();
         }
 

@@ -7,7 +7,10 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import dev.lanes.api.AggregateId;
 import dev.lanes.api.NamedAggregate;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -59,6 +62,38 @@ class AggregateDefinitionTest {
         StepVerifier.create(counter.decide(0, new AddLater(4)))
                 .expectNext(List.of(new Added(4)))
                 .verifyComplete();
+    }
+
+    @Test
+    void aDirectHandlerAnswersAsACallableAndRunsOnlyWhenAsked() throws Exception {
+        AtomicInteger calls = new AtomicInteger();
+        AggregateDefinition<Integer> counting = AggregateDefinition.<Integer>builder(COUNTER, id -> 0)
+                .handle(Add.class, (state, command) -> {
+                    calls.incrementAndGet();
+                    return List.of(new Added(command.amount()));
+                })
+                .build();
+
+        Mono<List<Object>> decided = counting.decide(0, new Add(1));
+
+        assertThat(calls).hasValue(0);
+        assertThat(decided).isInstanceOf(Callable.class);
+        assertThat(((Callable<?>) decided).call()).isEqualTo(List.of(new Added(1)));
+        StepVerifier.create(decided).expectNext(List.of(new Added(1))).verifyComplete();
+        assertThat(calls).hasValue(2);
+    }
+
+    @Test
+    void aDirectHandlerReturningANullEventFailsNamingTheCommandAndIndex() {
+        AggregateDefinition<Integer> broken = AggregateDefinition.<Integer>builder(COUNTER, id -> 0)
+                .handle(Add.class, (state, command) -> Arrays.asList(new Added(1), null))
+                .build();
+
+        StepVerifier.create(broken.decide(0, new Add(1)))
+                .verifyErrorSatisfies(error -> assertThat(error)
+                        .isInstanceOf(NullPointerException.class)
+                        .hasMessage("The handler of " + Add.class.getName() + " on test.counter returned a null event"
+                                + " at index 1"));
     }
 
     @Test
