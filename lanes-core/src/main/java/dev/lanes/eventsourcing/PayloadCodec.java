@@ -14,9 +14,10 @@ package dev.lanes.eventsourcing;
  * and must not block.
  *
  * <p><b>Failures.</b> Either method may throw any {@link RuntimeException} (a payload it cannot write, a stored type
- * it does not know, a revision it has no upcaster for); its message should name the type and revision. The store
- * reports it as a {@link PayloadCodecException} with the failure as its cause, naming the aggregate, version and event:
- * an encoding failure fails the append and stores nothing of the stream; a decoding failure fails the read.
+ * it does not know, a revision it has no upcaster for); its message should name the type and revision. The store of
+ * {@link EventStores#inMemory(PayloadCodec)} reports it as a {@link PayloadCodecException} with the failure as its
+ * cause, naming the aggregate, version and event: an encoding failure fails the append and stores nothing of the
+ * stream; a decoding failure fails the read.
  */
 public interface PayloadCodec {
 
