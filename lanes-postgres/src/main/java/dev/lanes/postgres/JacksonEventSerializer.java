@@ -8,6 +8,9 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import dev.lanes.eventsourcing.EncodedPayload;
+import dev.lanes.eventsourcing.EventStores;
+import dev.lanes.eventsourcing.PayloadCodec;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -22,8 +25,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * loader by default), so only classes on the application's class path can be named; there is no polymorphic default
  * typing. Snapshot states are read by name without upcasting (a snapshot that no longer reads can be deleted: it is
  * rebuilt from the events).
+ *
+ * <p>It is also a {@link PayloadCodec}, the core's view of the same encoding ({@link #encode(Object)}: stored type
+ * name, revision and JSON; {@link #decode(EncodedPayload)}: upcast, then read), so {@link
+ * EventStores#inMemory(PayloadCodec)} given the serializer of a PostgreSQL store keeps and reads events exactly as that
+ * store does: tests in memory run the production names and upcasters.
  */
-public final class JacksonEventSerializer implements EventSerializer {
+public final class JacksonEventSerializer implements EventSerializer, PayloadCodec {
     private final ObjectMapper mapper;
     private final EventTypes eventTypes;
     private final ClassLoader classLoader;
@@ -102,6 +110,35 @@ public final class JacksonEventSerializer implements EventSerializer {
         } catch (JsonProcessingException | RuntimeException e) {
             throw new EventSerializationException("Cannot read " + typeName + " from JSON: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * The payload as {@link StreamCodec} stores it: its {@link #typeName(Object)}, its {@link #revision(Object)} and
+     * its {@link #serialize(Object)} JSON.
+     *
+     * @throws EventSerializationException if it cannot be written
+     */
+    @Override
+    public EncodedPayload encode(Object payload) {
+        return new EncodedPayload(typeName(payload), revision(payload), serialize(payload));
+    }
+
+    /**
+     * The stored payload at the current revision of its type, through the upcasters of the {@link EventTypes}, as the
+     * PostgreSQL store reads it.
+     *
+     * @throws EventSerializationException if the JSON does not parse, an upcaster fails or is missing, or the upcast
+     *     JSON does not fit the type
+     */
+    @Override
+    public Object decode(EncodedPayload stored) {
+        JsonNode json;
+        try {
+            json = mapper.readTree(stored.data());
+        } catch (JsonProcessingException | RuntimeException e) {
+            throw new EventSerializationException("Cannot read " + stored + " from JSON: " + e.getMessage(), e);
+        }
+        return fromTree(stored.type(), stored.revision(), json);
     }
 
     /**
