@@ -9,12 +9,15 @@ import dev.lanes.eventsourcing.SnapshotStore;
 import dev.lanes.modeling.AggregateDefinition;
 import dev.lanes.processing.EventProcessor;
 import dev.lanes.scheduler.AggregateSchedulers;
+import java.time.Duration;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.env.Environment;
 import reactor.core.scheduler.Schedulers;
 
 /**
@@ -51,6 +54,10 @@ import reactor.core.scheduler.Schedulers;
     LanesKafkaConfiguration.class
 })
 public final class LanesAutoConfiguration {
+    /** Spring Boot's property for how long one lifecycle phase may take to stop, and its default. */
+    static final String SHUTDOWN_PHASE_PROPERTY = "spring.lifecycle.timeout-per-shutdown-phase";
+
+    static final Duration DEFAULT_SHUTDOWN_PHASE = Duration.ofSeconds(30);
 
     @Bean
     @ConditionalOnMissingBean
@@ -103,8 +110,14 @@ public final class LanesAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    LanesLifecycle lanesLifecycle(Lanes lanes, LanesProperties properties) {
-        return new LanesLifecycle(lanes, properties.startTimeout(), properties.shutdownTimeout());
+    LanesLifecycle lanesLifecycle(Lanes lanes, LanesProperties properties, Environment environment) {
+        Duration phase = Binder.get(environment)
+                .bind(SHUTDOWN_PHASE_PROPERTY, Duration.class)
+                .orElse(DEFAULT_SHUTDOWN_PHASE);
+        return new LanesLifecycle(
+                lanes,
+                properties.startTimeout(),
+                LanesLifecycle.requireWithinPhase(properties.shutdownTimeout(), phase));
     }
 
     @Bean

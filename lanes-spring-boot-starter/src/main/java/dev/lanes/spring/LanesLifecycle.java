@@ -23,8 +23,9 @@ import org.springframework.context.SmartLifecycle;
  * <p><b>Stop.</b> {@link #stop(Runnable)} begins the runtime's graceful stop and returns; the runtime drains what it
  * admitted and forces what is left at its deadline ({@code lanes.shutdown-timeout}); the callback runs exactly once
  * when the stop ended, whichever way, or, as a safety net, a second past the deadline. Spring waits for it at most
- * {@code spring.lifecycle.timeout-per-shutdown-phase} (30 s by default): keep that at least as long as {@code
- * lanes.shutdown-timeout}. There is no restart: a stopped runtime stays stopped.
+ * {@code spring.lifecycle.timeout-per-shutdown-phase} (30 s by default), so the auto-configuration refuses to start
+ * when {@code lanes.shutdown-timeout} is longer ({@link #requireWithinPhase}): Spring would stop waiting while Lanes
+ * still drains, and the JVM could exit mid-drain. There is no restart: a stopped runtime stays stopped.
  *
  * <p>Thread-safety: Spring calls start and stop from one thread at a time; the callback runs on the thread that ends
  * the runtime's stop (a Lanes or timer thread).
@@ -47,6 +48,21 @@ public final class LanesLifecycle implements SmartLifecycle {
         this.lanes = Objects.requireNonNull(lanes, "lanes");
         this.startTimeout = Objects.requireNonNull(startTimeout, "startTimeout");
         this.shutdownTimeout = Objects.requireNonNull(shutdownTimeout, "shutdownTimeout");
+    }
+
+    /**
+     * The runtime's shutdown timeout, checked against Spring's wait for a lifecycle phase.
+     *
+     * @throws IllegalArgumentException naming both properties and values when Spring would stop waiting first
+     */
+    static Duration requireWithinPhase(Duration shutdownTimeout, Duration shutdownPhase) {
+        if (shutdownTimeout.compareTo(shutdownPhase) > 0) {
+            throw new IllegalArgumentException("lanes.shutdown-timeout (" + shutdownTimeout
+                    + ") must not be longer than"
+                    + " spring.lifecycle.timeout-per-shutdown-phase (" + shutdownPhase + "): Spring would stop waiting"
+                    + " for Lanes' graceful stop while it still drains; raise the phase timeout or lower Lanes' own");
+        }
+        return shutdownTimeout;
     }
 
     /**

@@ -18,7 +18,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * text.
  *
  * @param shutdownTimeout Deadline of the runtime's graceful stop, after which it forces what is left. Keep
- *     spring.lifecycle.timeout-per-shutdown-phase at least this long, or Spring stops waiting first.
+ *     spring.lifecycle.timeout-per-shutdown-phase at least this long: a longer one fails the start, as Spring would
+ *     stop waiting first.
  * @param quietPeriod How long no activity lease may be open, once stopping, before admission closes (a saga's tail
  *     commands are still admitted meanwhile). Shorter than the shutdown timeout.
  * @param startTimeout How long the application's start waits for every Lanes component to be prepared and started.

@@ -74,6 +74,23 @@ class LanesPropertiesTest {
     }
 
     @Test
+    void aShutdownTimeoutLongerThanSpringsWaitForItsPhaseFailsTheStartNamingBoth() {
+        runner.withPropertyValues("lanes.shutdown-timeout=45s").run(context -> {
+            assertThat(context)
+                    .getFailure()
+                    .rootCause()
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("lanes.shutdown-timeout (PT45S) must not be longer than"
+                            + " spring.lifecycle.timeout-per-shutdown-phase (PT30S)");
+            assertThat(logs.lines(Level.WARN))
+                    .singleElement()
+                    .satisfies(line -> assertThat(line.message()).contains("cancelling refresh attempt"));
+        });
+        runner.withPropertyValues("lanes.shutdown-timeout=45s", "spring.lifecycle.timeout-per-shutdown-phase=1m")
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(LanesLifecycle.class));
+    }
+
+    @Test
     void anUnknownSchedulerKindFailsNamingTheProperty() {
         runner.withPropertyValues("lanes.schedulers.kind=round-robin").run(context -> {
             assertThat(context)
