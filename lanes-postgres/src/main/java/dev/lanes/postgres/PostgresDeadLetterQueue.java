@@ -33,7 +33,11 @@ import reactor.core.publisher.Mono;
  * <p><b>Parked check.</b> {@link #isParked} answers from a set of parked sequences in memory: loaded when the queue is
  * opened, then kept by this queue's own writes. A sequence another process removed (a skip from the CLI) is found gone
  * at the next stream of that aggregate, which is then handled; one another process created is not seen by this one
- * until it is opened again. So run one processor's aggregate on one instance at a time, as the buses do.
+ * until it is opened again. So one processor's aggregate must be handled by one instance at a time, and stay there: a
+ * Kafka rebalance that moves an aggregate's partition to an instance that opened its queue before the previous owner
+ * parked a sequence lets the new owner handle that aggregate's later streams instead of parking them behind the head
+ * (the head itself stays parked, listed and retried as usual). Restart the processors' instances after a rebalance
+ * where that ordering matters; a parked set shared across instances is not built yet.
  *
  * <p><b>Threads.</b> Every JDBC call runs on the queue's bounded scheduler (one thread per pooled connection), never
  * on the subscriber's thread; opening is blocking (it loads the parked set): do it at start, not from a lane.
