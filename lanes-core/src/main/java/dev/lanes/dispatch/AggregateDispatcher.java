@@ -698,7 +698,7 @@ public final class AggregateDispatcher<M> implements RuntimeComponent, HandlerSu
     private Step conclude(Lane<M> lane, Envelope<M> envelope, @Nullable Throwable error) {
         long handlerNanos = timed ? nanoTime.getAsLong() - envelope.startedAt : 0L;
         if (error == null) {
-            return acknowledge(envelope, Outcome.HANDLED, handlerNanos);
+            return acknowledge(envelope, envelope.exchange.setAside() ? Outcome.PARKED : Outcome.HANDLED, handlerNanos);
         }
         if (settings.retryPolicy().shouldRetry(envelope.attempts, error)) {
             retried.increment();

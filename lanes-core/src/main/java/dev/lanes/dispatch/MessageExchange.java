@@ -32,4 +32,14 @@ public interface MessageExchange<M> {
     default boolean mayBeRedelivered() {
         return false;
     }
+
+    /**
+     * Whether the handler put this message aside instead of handling it (a dead-letter queue of its own, such as the
+     * event side's sequenced dead letters): read by the dispatcher when the handler completed, which then counts the
+     * exchange as {@link Outcome#PARKED} instead of {@link Outcome#HANDLED} in its stats and metrics. {@code false} by
+     * default; a wrapper that lets its handler park sets it before the handler's {@code Mono} completes.
+     */
+    default boolean setAside() {
+        return false;
+    }
 }

@@ -6,7 +6,10 @@ public enum Outcome {
     HANDLED,
     /** The handler failed and the attempt will be retried inside the lane. */
     RETRIED,
-    /** Retries were exhausted (or the error is not retryable); the exchange was parked and acknowledged. */
+    /**
+     * Retries were exhausted (or the error is not retryable); the exchange was parked and acknowledged. Also an exchange
+     * its handler set aside in a queue of its own ({@link MessageExchange#setAside()}: the event side's dead letters).
+     */
     PARKED,
     /** The exchange was handed back to its source without being handled (overload, admission closed, stop). */
     REJECTED,

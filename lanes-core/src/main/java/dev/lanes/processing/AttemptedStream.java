@@ -12,6 +12,8 @@ import dev.lanes.messaging.DomainEventStream;
 final class AttemptedStream implements MessageExchange<Object> {
     private final MessageExchange<DomainEventStream> delivered;
     private int attempts;
+    /** Written by the lane's handler before its {@code Mono} completes, read by the dispatcher after. */
+    private volatile boolean setAside;
 
     AttemptedStream(MessageExchange<DomainEventStream> delivered) {
         this.delivered = delivered;
@@ -19,6 +21,16 @@ final class AttemptedStream implements MessageExchange<Object> {
 
     DomainEventStream stream() {
         return delivered.message();
+    }
+
+    /** The stream went to the dead-letter queue instead of the processor: the dispatcher counts it as parked. */
+    void markSetAside() {
+        setAside = true;
+    }
+
+    @Override
+    public boolean setAside() {
+        return setAside;
     }
 
     /** Counts one more attempt; returns its number, from 1. */

@@ -59,7 +59,10 @@ final class DeadLetterSequencer {
             return attempt(exchange, stream);
         }
         return queue.enqueueIfPresent(processor, stream, BEHIND_HEAD)
-                .doOnNext(this::parkedBehind)
+                .doOnNext(letter -> {
+                    exchange.markSetAside();
+                    parkedBehind(letter);
+                })
                 .hasElement()
                 .flatMap(behind -> behind ? Mono.<Void>empty() : attempt(exchange, stream));
     }
@@ -67,8 +70,9 @@ final class DeadLetterSequencer {
     private Mono<Void> attempt(AttemptedStream exchange, DomainEventStream stream) {
         int attempt = exchange.nextAttempt();
         return deliver.apply(stream)
-                .onErrorResume(error ->
-                        retryPolicy.shouldRetry(attempt, error) ? Mono.error(error) : park(stream, error, attempt));
+                .onErrorResume(error -> retryPolicy.shouldRetry(attempt, error)
+                        ? Mono.error(error)
+                        : park(stream, error, attempt).doOnSuccess(parked -> exchange.markSetAside()));
     }
 
     private Mono<Void> park(DomainEventStream stream, Throwable error, int attempts) {

@@ -108,6 +108,18 @@ public abstract class SequencedDeadLettersContract {
         assertThat(letters.get(0).reason()).isEqualTo("java.lang.IllegalStateException: poisoned " + bad + " v2");
         assertThat(letters.subList(1, 3))
                 .allSatisfy(letter -> assertThat(letter.attempts()).isZero());
+        // the dispatchers count what went to the queue as parked: 7 streams handled by the healthy processor, 4 by the
+        // poisoned one, its 3 for the bad aggregate parked (the head after its retry, and the two behind it)
+        Awaitility.await().atMost(TIMEOUT).untilAsserted(() -> {
+            assertThat(side.dispatchers().stream()
+                            .mapToLong(dispatcher -> dispatcher.stats().parked())
+                            .sum())
+                    .isEqualTo(3);
+            assertThat(side.dispatchers().stream()
+                            .mapToLong(dispatcher -> dispatcher.stats().handled())
+                            .sum())
+                    .isEqualTo(11);
+        });
         assertThat(side.deadLetters().list(HEALTHY, bad).block(TIMEOUT)).isEmpty();
         assertThat(side.deadLetters().list(POISONED, good).block(TIMEOUT)).isEmpty();
         assertThat(side.deadLetters().sequences().block(TIMEOUT))
