@@ -396,6 +396,8 @@ public final class Lanes implements GracefullyStoppable {
          * Where event streams go whose retries ran out, in sequences per processor and aggregate that hold the
          * aggregate's later streams for that processor until retried or skipped ({@link Lanes#deadLetters()}); a new
          * {@link DeadLetterQueues#inMemory()} unless set ({@code PostgresDeadLetterQueue} keeps them across restarts).
+         * The event side reloads it whenever the event bus moves work to this instance ({@link
+         * DeadLetterQueue#reload}).
          */
         public Builder deadLetterQueue(DeadLetterQueue deadLetterQueue) {
             this.deadLetterQueue = Objects.requireNonNull(deadLetterQueue, "deadLetterQueue");

@@ -35,4 +35,16 @@ public interface DomainEventBus {
     default IntakeGate intakeGate(NamedAggregate namedAggregate) {
         return IntakeGate.alwaysOpen();
     }
+
+    /**
+     * Registers {@code beforeDelivery} to run each time one of this instance's consumer groups takes over work that
+     * another instance may have held (Kafka: a group member is assigned partitions), on the consumer thread that takes
+     * it over, before any of that work is handed out. A bus that lets go of work only once its holder acknowledged what
+     * it handed out (Kafka's revocation) runs it after the previous holder let go, so it sees what that holder stored
+     * before acknowledging. It may block (never in a lane); one that throws is logged, naming the bus and the work,
+     * and the bus goes on. It runs for the work taken over after it was registered: register it before the bus starts.
+     *
+     * <p>A bus whose work never moves between instances never runs it (the default, and the in-memory bus).
+     */
+    default void onAssignment(Runnable beforeDelivery) {}
 }

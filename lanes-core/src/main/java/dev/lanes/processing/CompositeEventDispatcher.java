@@ -41,6 +41,10 @@ import reactor.core.scheduler.Schedulers;
  * at start is lost. Graceful stop closes every child's intake, drains the children in reverse order, then stops the
  * supplier. Force forces the children in reverse order, then the supplier; a force before the graceful stop was
  * subscribed turns the supplier's graceful stop into a no-op.
+ *
+ * <p>Dead letters: building registers the dead-letter queue's {@link DeadLetterQueue#reload} with the bus ({@link
+ * DomainEventBus#onAssignment}), so an instance that takes over aggregates from another one knows which of their
+ * sequences that one parked before it hands out their streams.
  */
 public final class CompositeEventDispatcher implements GroupedComponent {
     /** How often retries requested from outside are taken from the dead-letter queue, unless set: 5 seconds. */
@@ -63,6 +67,7 @@ public final class CompositeEventDispatcher implements GroupedComponent {
                 : AggregateSchedulers.perType(name, builder.schedulerParallelism);
         this.parkingLot = builder.parkingLot;
         this.deadLetterQueue = builder.deadLetterQueue;
+        builder.eventBus.onAssignment(new Reload(deadLetterQueue));
         AggregateSchedulerSupplier borrowed = AggregateSchedulers.borrowed(schedulers);
         this.processors = new LinkedHashMap<>();
         this.children = new ArrayList<>();
@@ -82,6 +87,19 @@ public final class CompositeEventDispatcher implements GroupedComponent {
         this.group = RuntimeComponent.group(name, children, schedulers);
         this.polling = new RetryRequestPolling(
                 name, deadLetterQueue, deadLetters, processors.keySet(), builder.pollInterval, builder.pollTimer);
+    }
+
+    /** What the bus runs as it moves work to this instance; named for its logs. */
+    private record Reload(DeadLetterQueue queue) implements Runnable {
+        @Override
+        public void run() {
+            queue.reload();
+        }
+
+        @Override
+        public String toString() {
+            return "reloading " + queue;
+        }
     }
 
     /** A projection reports to the senders' waits; other processors do not. */

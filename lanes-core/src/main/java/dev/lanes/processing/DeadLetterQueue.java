@@ -60,4 +60,18 @@ public interface DeadLetterQueue {
     default Mono<List<DeadLetterSequence>> takeRetryRequests(Set<String> processors) {
         return Mono.just(List.of());
     }
+
+    /**
+     * Reads the parked sequences again from where the queue keeps them, so that {@link #isParked} also answers for the
+     * sequences other processes parked since this queue loaded them. It may keep answering for a sequence that is gone
+     * from there: {@link #enqueueIfPresent} then completes empty, and the processor handles the stream.
+     *
+     * <p>Blocking. An event bus runs it on its consumer thread when it takes over work that another instance may have
+     * parked sequences for, before it hands any of that work out ({@link
+     * dev.lanes.event.DomainEventBus#onAssignment}); never call it from a lane. A queue that is not shared with other
+     * processes (the in-memory one) has nothing to read and does nothing.
+     *
+     * @throws RuntimeException the queue's usual failure when it cannot read its store
+     */
+    default void reload() {}
 }

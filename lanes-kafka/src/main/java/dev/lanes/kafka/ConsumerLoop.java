@@ -54,7 +54,9 @@ import reactor.core.publisher.Sinks;
  * <p><b>Rebalance</b>: a revoked partition hands out nothing more; its records in flight get up to {@code
  * revokeTimeout} to settle, then its contiguous offset is committed synchronously and it is let go. An assigned
  * partition starts from its committed offset; its records that were already in it may have been handled by the earlier
- * owner, and say so ({@link MessageExchange#mayBeRedelivered()}).
+ * owner, and say so ({@link MessageExchange#mayBeRedelivered()}). The hooks given as {@code beforeDelivery} run in
+ * {@code onPartitionsAssigned}, so before any record of the assigned partitions is handed out; one that throws is
+ * logged, and the partitions are handed out anyway.
  *
  * <p><b>Rejection</b> (a lane handed a record back): the partition stops at it; once nothing of it is in flight it is
  * read again from there, unless the consumer is stopping (then the commit stays below it, for the next owner).
@@ -72,6 +74,7 @@ final class ConsumerLoop<M> implements Runnable {
     private final KafkaOptions options;
     private final MessageReader<M> reader;
     private final RecordParkingLot parkingLot;
+    private final List<Runnable> beforeDelivery;
     private final Map<MaterializedNamedAggregate, RecordRoute<M>> routes = new ConcurrentHashMap<>();
     private final LinkedBlockingQueue<Runnable> tasks = new LinkedBlockingQueue<>();
     private final Map<TopicPartition, PartitionState> partitions = new LinkedHashMap<>();
@@ -93,13 +96,15 @@ final class ConsumerLoop<M> implements Runnable {
             Function<MaterializedNamedAggregate, String> topicOf,
             KafkaOptions options,
             MessageReader<M> reader,
-            RecordParkingLot parkingLot) {
+            RecordParkingLot parkingLot,
+            List<Runnable> beforeDelivery) {
         this.name = name;
         this.group = group;
         this.topicOf = topicOf;
         this.options = options;
         this.reader = reader;
         this.parkingLot = parkingLot;
+        this.beforeDelivery = beforeDelivery;
     }
 
     // ---------------------------------------------------------------- any thread
@@ -579,6 +584,23 @@ final class ConsumerLoop<M> implements Runnable {
             }
             assignedView = Set.copyOf(partitions.keySet());
             log.info("{}: assigned {}", name, assigned);
+            runBeforeDelivery(assigned);
+        }
+
+        /** Runs the hooks now: the assigned partitions' records are handed out only after this callback returned. */
+        private void runBeforeDelivery(Collection<TopicPartition> assigned) {
+            for (Runnable hook : beforeDelivery) {
+                try {
+                    hook.run();
+                } catch (RuntimeException error) {
+                    log.warn(
+                            "{}: {} failed before the records of {} were handed out; they are handed out anyway: {}",
+                            name,
+                            hook,
+                            assigned,
+                            error.toString());
+                }
+            }
         }
 
         private Map<TopicPartition, Long> endOffsets(Collection<TopicPartition> assigned) {

@@ -9,6 +9,7 @@ import dev.lanes.command.UnknownAggregateTypeException;
 import dev.lanes.dispatch.MessageExchange;
 import dev.lanes.flow.IntakeGate;
 import dev.lanes.messaging.CommandMessage;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -57,8 +58,8 @@ public final class KafkaCommandBus implements CommandBus {
         KafkaOptions options = kafka.options();
         String group = options.topics().group("commands");
         String name = "KafkaCommandConsumer[" + group + ", " + options.instanceId() + "]";
-        this.loop =
-                new ConsumerLoop<>(name, group, options.topics()::commands, options, new Reader(), kafka.parkingLot());
+        this.loop = new ConsumerLoop<>(
+                name, group, options.topics()::commands, options, new Reader(), kafka.parkingLot(), List.of());
         this.consumer = new KafkaConsumerComponent(name, loop, options);
     }
 

@@ -12,6 +12,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Headers;
@@ -40,6 +42,7 @@ import reactor.core.publisher.Mono;
 public final class KafkaDomainEventBus implements DomainEventBus {
     private final KafkaBuses kafka;
     private final Map<String, Consumer> consumers = new LinkedHashMap<>();
+    private final List<Runnable> beforeDelivery = new CopyOnWriteArrayList<>();
 
     private record Consumer(ConsumerLoop<DomainEventStream> loop, KafkaConsumerComponent component) {}
 
@@ -69,6 +72,17 @@ public final class KafkaDomainEventBus implements DomainEventBus {
     @Override
     public Flux<MessageExchange<DomainEventStream>> receive(String consumerGroup, NamedAggregate namedAggregate) {
         return consumerOf(consumerGroup).loop().route(namedAggregate.materialize(), null);
+    }
+
+    /**
+     * Runs {@code beforeDelivery} in every processor's consumer on this instance each time it is assigned partitions,
+     * before it hands out any of their records; Kafka calls it only once the previous owner of those partitions drained
+     * and committed them (unless they were lost). It runs on the consumer's thread, in the order registered; one that
+     * throws is logged at WARN, naming the consumer and the partitions, and the records are handed out anyway.
+     */
+    @Override
+    public void onAssignment(Runnable beforeDelivery) {
+        this.beforeDelivery.add(Objects.requireNonNull(beforeDelivery, "beforeDelivery"));
     }
 
     /** The consumer group member of {@code processor} on this instance, created on the first call. */
@@ -108,7 +122,13 @@ public final class KafkaDomainEventBus implements DomainEventBus {
         String group = options.topics().group(Checks.notBlank(processor, "processor"));
         String name = "KafkaEventConsumer[" + group + ", " + options.instanceId() + "]";
         ConsumerLoop<DomainEventStream> loop = new ConsumerLoop<>(
-                name, group, options.topics()::events, options, new Reader(processor), kafka.parkingLot());
+                name,
+                group,
+                options.topics()::events,
+                options,
+                new Reader(processor),
+                kafka.parkingLot(),
+                beforeDelivery);
         return new Consumer(loop, new KafkaConsumerComponent(name, loop, options));
     }
 

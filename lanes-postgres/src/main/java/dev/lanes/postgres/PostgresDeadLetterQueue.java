@@ -31,13 +31,24 @@ import reactor.core.publisher.Mono;
  * {@code lanes_event_streams}, through the same {@link EventSerializer}, with the reason and the attempts.
  *
  * <p><b>Parked check.</b> {@link #isParked} answers from a set of parked sequences in memory: loaded when the queue is
- * opened, then kept by this queue's own writes. A sequence another process removed (a skip from the CLI) is found gone
- * at the next stream of that aggregate, which is then handled; one another process created is not seen by this one
- * until it is opened again. So one processor's aggregate must be handled by one instance at a time, and stay there: a
- * Kafka rebalance that moves an aggregate's partition to an instance that opened its queue before the previous owner
- * parked a sequence lets the new owner handle that aggregate's later streams instead of parking them behind the head
- * (the head itself stays parked, listed and retried as usual). Restart the processors' instances after a rebalance
- * where that ordering matters; a parked set shared across instances is not built yet.
+ * opened, kept by this queue's own writes, and added to by {@link #reload}, which the event side runs whenever its bus
+ * moves partitions to this instance, before it hands out any of their records. A sequence another process removed (a
+ * skip from the CLI, a retry another instance ran) is found gone at the next stream of that aggregate, which is then
+ * handled.
+ *
+ * <p><b>Rebalances.</b> With the Kafka event bus, a partition revoked from one instance is assigned to the next only
+ * after the first drained it and committed, and a stream is acknowledged only once this queue stored it; the new
+ * owner reloads at assignment, so it parks the later streams of every aggregate whose sequence the previous owner
+ * parked. Not covered, because the sequence is stored after the new owner reloaded: a partition <em>lost</em> rather
+ * than revoked (its owner crashed, or was fenced after missing its heartbeats or polls, while a parking was under way),
+ * and a parking still under way when the revoke timeout of {@code KafkaOptions} ran out. A reload that fails (the
+ * database unreachable at that moment) is logged by the bus, and the new owner goes on with the set it had. In these
+ * cases the new owner handles that aggregate's later streams (the head itself stays parked, listed and retried as
+ * usual) until its next reload or restart. Only the owner of an aggregate's partition creates its sequences (the CLI
+ * and retries only remove letters), unless the same processor also runs outside the consumer group (another bus over
+ * the same table): a sequence parked there is not seen until the next reload. With a bus that does not implement
+ * {@code DomainEventBus.onAssignment} none of this holds: one processor's aggregate must then be handled by one
+ * instance at a time and stay there, or the instances be restarted after it moved.
  *
  * <p><b>Threads.</b> Every JDBC call runs on the queue's bounded scheduler (one thread per pooled connection), never
  * on the subscriber's thread; opening is blocking (it loads the parked set): do it at start, not from a lane.
@@ -134,6 +145,21 @@ public final class PostgresDeadLetterQueue implements DeadLetterQueue, AutoClose
             queue.close();
             throw e;
         }
+    }
+
+    /**
+     * Adds the sequences parked in the table to the parked set; keeps those that are gone from it (each is found gone at
+     * its aggregate's next stream). Blocking, on the calling thread: the event bus's consumer thread as it takes over
+     * partitions, never a lane.
+     *
+     * @throws PostgresUnavailableException if the server cannot be reached
+     * @throws PostgresStoreException for another SQL error
+     * @throws IllegalStateException if the queue is closed
+     */
+    @Override
+    public void reload() {
+        requireOpen();
+        parked.addAll(jdbc.execute("reloading the parked dead-letter sequences", this::parkedSequences));
     }
 
     private List<Sequence> parkedSequences(Connection connection) throws SQLException {

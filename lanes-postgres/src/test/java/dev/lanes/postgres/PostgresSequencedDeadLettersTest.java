@@ -57,6 +57,27 @@ class PostgresSequencedDeadLettersTest extends SequencedDeadLettersContract {
     }
 
     @Test
+    void aReloadAddsTheSequencesAnotherInstanceParkedAndKeepsThoseItRemovedUntilTheirNextStream() {
+        AggregateId id = fresh("elsewhere");
+        poison(id, 2);
+        DeadLetterQueue taker = createQueue(); // loaded before the other instance parks
+        CompositeEventDispatcher other = start(createQueue());
+        publish(id, 1, 2);
+        awaitParked(other.deadLetters(), id, 1);
+        assertThat(taker.isParked("Poisoned", id)).isFalse();
+
+        taker.reload();
+
+        assertThat(taker.isParked("Poisoned", id)).isTrue();
+        cure();
+        other.deadLetters().retry("Poisoned", id).block(TIMEOUT);
+        taker.reload();
+        assertThat(taker.isParked("Poisoned", id))
+                .as("a sequence gone from the table is found gone at the next stream, not by a reload")
+                .isTrue();
+    }
+
+    @Test
     void aRetryRequestedFromOutsideIsTakenOnceAndRunInTheLane() {
         AggregateId id = fresh("requested");
         poison(id, 2);

@@ -137,6 +137,26 @@ public abstract class SequencedDeadLettersContract {
         assertThat(journal.handled(POISONED, bad)).containsExactly(1, 2, 3, 4, 5);
     }
 
+    /** A bus reloads the queue as it moves work to this instance: what is parked here stays parked. */
+    @Test
+    void aReloadKeepsTheSequencesParkedAndLaterStreamsStayBehindThem() {
+        AggregateId id = fresh("reloaded");
+        poison(id, 2);
+        DeadLetterQueue queue = createQueue();
+        CompositeEventDispatcher side = start(queue);
+        publish(id, 1, 2);
+        awaitParked(side.deadLetters(), id, 1);
+
+        queue.reload();
+        publish(id, 3);
+
+        assertThat(awaitParked(side.deadLetters(), id, 2))
+                .extracting(letter -> letter.stream().version())
+                .containsExactly(2, 3);
+        assertThat(queue.isParked(POISONED, id)).isTrue();
+        assertThat(journal.handled(POISONED, id)).containsExactly(1);
+    }
+
     /** The defect this replaces: one processor saw versions [1, 3], then [1, 3, 2] after the replay. */
     @Test
     void replayingParkedStreamsKeepsVersionOrder() {
