@@ -19,6 +19,7 @@ import dev.lanes.examples.bank.Bank;
 import dev.lanes.examples.bank.BankRuleViolation;
 import java.time.Duration;
 import java.time.Instant;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 class SnapshotLoadingTest {
@@ -74,6 +75,11 @@ class SnapshotLoadingTest {
                 .start()) {
             AggregateId id = Bank.account("hot");
             bank.gateway.send(id, new OpenAccount("h"), WaitStage.PROCESSED).block(TIMEOUT);
+            // the sender is answered inside the handler, before the lane settles: wait until the lane's one slot is
+            // free
+            Awaitility.await()
+                    .atMost(TIMEOUT)
+                    .until(() -> bank.dispatcher.dispatchers().get(0).stats().queued() == 0);
             long rejected = reactor.core.publisher.Flux.range(0, 200)
                     .flatMap(i -> bank.gateway
                             .send(id, new Deposit(1), WaitStage.PROCESSED)
