@@ -39,7 +39,8 @@ import reactor.core.scheduler.Schedulers;
 /**
  * An event processor fed from the event store instead of the bus: it reads the store's global order ({@link
  * EventStore#readAll}) from its checkpoint, catches up, then follows new appends by polling. Use it to add a
- * projection to a running system, or to rebuild one ({@link #reset()}).
+ * projection to a running system, or to rebuild one ({@link #reset()}). It does not count for {@code PROJECTED}
+ * waits (it may be far behind, catching up): those end when the projections fed by the bus handled the events.
  *
  * <p><b>Reading.</b> It reads only the streams of the processor's aggregate types ({@link EventStore#readAll(long, int,
  * java.util.Set)}), so streams of other types, even ones this application cannot decode, never hold it up. A stream
