@@ -34,8 +34,9 @@ final class TrackedCommand implements CommandProgress {
 
     final CommandMessage command;
     final WaitStage stage;
-    private final Sinks.One<CommandResult> outcome = Sinks.one();
-    private final Sinks.Empty<Void> ended = Sinks.empty();
+    // emitted once each (an answer is made once, under this object's lock, and the end once): no serializing wrapper
+    private final Sinks.One<CommandResult> outcome = Sinks.unsafe().one();
+    private final Sinks.Empty<Void> ended = Sinks.unsafe().empty();
     /** The projections that handled the events; made on the first, as most waits are not for {@code PROJECTED}. */
     private @Nullable Set<String> projectedBy;
 

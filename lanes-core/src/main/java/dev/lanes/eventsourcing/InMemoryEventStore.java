@@ -25,8 +25,8 @@ import reactor.core.publisher.Mono;
 final class InMemoryEventStore implements EventStore {
     private final ConcurrentHashMap<AggregateId, Log> logs = new ConcurrentHashMap<>();
 
-    /** Every stream in position order: index = position - 1. Guarded by itself. */
-    private final List<PositionedStream> all = new ArrayList<>();
+    /** Every stream in position order: index = position - 1 (no wrapper kept per stream). Guarded by itself. */
+    private final List<DomainEventStream> all = new ArrayList<>();
 
     /** One aggregate's streams, in version order (index = version - 1), and the stream of each request id. */
     private static final class Log {
@@ -57,7 +57,7 @@ final class InMemoryEventStore implements EventStore {
             }
             log.streams.add(stream);
             synchronized (all) {
-                all.add(new PositionedStream(all.size() + 1L, stream));
+                all.add(stream);
             }
         }
     }
@@ -72,7 +72,11 @@ final class InMemoryEventStore implements EventStore {
             synchronized (all) {
                 int from = (int) Math.min(Math.max(fromPosition - 1, 0), all.size());
                 int to = (int) Math.min((long) from + limit, all.size());
-                return Flux.fromIterable(List.copyOf(all.subList(from, to)));
+                List<PositionedStream> page = new ArrayList<>(to - from);
+                for (int i = from; i < to; i++) {
+                    page.add(new PositionedStream(i + 1L, all.get(i)));
+                }
+                return Flux.fromIterable(page);
             }
         });
     }
@@ -114,9 +118,9 @@ final class InMemoryEventStore implements EventStore {
                 for (int i = (int) Math.min(Math.max(fromPosition - 1, 0), all.size());
                         i < all.size() && page.size() < limit;
                         i++) {
-                    PositionedStream positioned = all.get(i);
-                    if (types.contains(positioned.aggregateId().materialize())) {
-                        page.add(positioned);
+                    DomainEventStream stream = all.get(i);
+                    if (types.contains(stream.aggregateId().materialize())) {
+                        page.add(new PositionedStream(i + 1L, stream));
                     }
                 }
             }
