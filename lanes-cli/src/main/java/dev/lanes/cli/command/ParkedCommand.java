@@ -39,6 +39,40 @@ final class ParkedCommand {
 
     private ParkedCommand() {}
 
+    /** What every subcommand is given: its spec and the queue's options (picocli injects inherited fields). */
+    abstract static class Subcommand implements Callable<Integer> {
+        @Spec
+        @SuppressWarnings("NullAway.Init") // injected by picocli before call()
+        CommandSpec spec;
+
+        @Mixin
+        @SuppressWarnings("NullAway.Init") // injected by picocli before call()
+        ParkedOptions options;
+    }
+
+    /** A subcommand on one sequence: its letters are listed first, and nothing parked ends it with its own code. */
+    abstract static class SequenceSubcommand extends Subcommand {
+        @Override
+        public final Integer call() {
+            options.validate(spec, true);
+            try (PostgresDeadLetterQueue queue = options.open()) {
+                AggregateId aggregate = options.requiredAggregateId();
+                List<DeadLetter> letters = options.call(queue.list(options.processor(), aggregate));
+                if (letters.isEmpty()) {
+                    return options.nothingParked(spec);
+                }
+                PrintWriter out = spec.commandLine().getOut();
+                operate(queue, aggregate, letters, out);
+                out.flush();
+                return ExitCode.PASSED;
+            }
+        }
+
+        /** Acts on a sequence that has {@code letters} (head first, never empty). */
+        abstract void operate(
+                PostgresDeadLetterQueue queue, AggregateId aggregate, List<DeadLetter> letters, PrintWriter out);
+    }
+
     /** {@code lanes parked list}: the sequences, or with processor and aggregate, one sequence's letters. */
     @Command(
             name = "list",
@@ -49,15 +83,7 @@ final class ParkedCommand {
                         + " sequence's letters, head first, with their reasons.",
                 ""
             })
-    static final class ListCommand implements Callable<Integer> {
-        @Spec
-        @SuppressWarnings("NullAway.Init") // injected by picocli before call()
-        CommandSpec spec;
-
-        @Mixin
-        @SuppressWarnings("NullAway.Init") // injected by picocli before call()
-        ParkedOptions options;
-
+    static final class ListCommand extends Subcommand {
         @Override
         public Integer call() {
             options.validate(spec, false);
@@ -108,34 +134,13 @@ final class ParkedCommand {
                         + " again stays the head.",
                 ""
             })
-    static final class RetryCommand implements Callable<Integer> {
-        @Spec
-        @SuppressWarnings("NullAway.Init") // injected by picocli before call()
-        CommandSpec spec;
-
-        @Mixin
-        @SuppressWarnings("NullAway.Init") // injected by picocli before call()
-        ParkedOptions options;
-
+    static final class RetryCommand extends SequenceSubcommand {
         @Override
-        public Integer call() {
-            options.validate(spec, true);
-            try (PostgresDeadLetterQueue queue = options.open()) {
-                AggregateId aggregate = options.requiredAggregateId();
-                List<DeadLetter> letters = options.call(queue.list(options.processor(), aggregate));
-                if (letters.isEmpty()) {
-                    return options.nothingParked(spec);
-                }
-                options.call(queue.requestRetry(options.processor(), aggregate).thenReturn(true));
-                spec.commandLine()
-                        .getOut()
-                        .printf(
-                                "Requested a retry of %s in %s (%d parked): the instances running %s take it at their"
-                                        + " next poll.%n",
-                                aggregate, options.processor(), letters.size(), options.processor())
-                        .flush();
-                return ExitCode.PASSED;
-            }
+        void operate(PostgresDeadLetterQueue queue, AggregateId aggregate, List<DeadLetter> letters, PrintWriter out) {
+            options.call(queue.requestRetry(options.processor(), aggregate).thenReturn(true));
+            out.printf(
+                    "Requested a retry of %s in %s (%d parked): the instances running %s take it at their next poll.%n",
+                    aggregate, options.processor(), letters.size(), options.processor());
         }
     }
 
@@ -149,38 +154,18 @@ final class ParkedCommand {
                         + " retry the letters behind it, in order.",
                 ""
             })
-    static final class SkipCommand implements Callable<Integer> {
-        @Spec
-        @SuppressWarnings("NullAway.Init") // injected by picocli before call()
-        CommandSpec spec;
-
-        @Mixin
-        @SuppressWarnings("NullAway.Init") // injected by picocli before call()
-        ParkedOptions options;
-
+    static final class SkipCommand extends SequenceSubcommand {
         @Override
-        public Integer call() {
-            options.validate(spec, true);
-            try (PostgresDeadLetterQueue queue = options.open()) {
-                AggregateId aggregate = options.requiredAggregateId();
-                List<DeadLetter> letters = options.call(queue.list(options.processor(), aggregate));
-                if (letters.isEmpty()) {
-                    return options.nothingParked(spec);
-                }
-                DeadLetter head = letters.get(0);
-                options.call(queue.evict(head).thenReturn(true));
-                PrintWriter out = spec.commandLine().getOut();
-                out.printf("Skipped %s.%n", head);
-                if (letters.size() > 1) {
-                    options.call(
-                            queue.requestRetry(options.processor(), aggregate).thenReturn(true));
-                    out.printf(
-                            "Requested a retry of the %d letter(s) behind it: the instances running %s take it at"
-                                    + " their next poll.%n",
-                            letters.size() - 1, options.processor());
-                }
-                out.flush();
-                return ExitCode.PASSED;
+        void operate(PostgresDeadLetterQueue queue, AggregateId aggregate, List<DeadLetter> letters, PrintWriter out) {
+            DeadLetter head = letters.get(0);
+            options.call(queue.evict(head).thenReturn(true));
+            out.printf("Skipped %s.%n", head);
+            if (letters.size() > 1) {
+                options.call(queue.requestRetry(options.processor(), aggregate).thenReturn(true));
+                out.printf(
+                        "Requested a retry of the %d letter(s) behind it: the instances running %s take it at their"
+                                + " next poll.%n",
+                        letters.size() - 1, options.processor());
             }
         }
     }
