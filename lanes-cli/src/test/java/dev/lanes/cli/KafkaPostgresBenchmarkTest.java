@@ -5,16 +5,13 @@ import static dev.lanes.cli.ReportAssertions.readReport;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lanes.kafka.TestKafka;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import dev.lanes.kafka.TestPostgres;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -34,23 +31,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 class KafkaPostgresBenchmarkTest {
     private static final int RUNS = 3;
     private static final String COMMANDS = "10000";
-    private static EmbeddedPostgres postgres;
-
-    @BeforeAll
-    static void startPostgres() throws IOException {
-        postgres = EmbeddedPostgres.builder()
-                .setServerConfig("max_connections", "300")
-                .start();
-    }
-
-    @AfterAll
-    static void stopPostgres() {
-        try {
-            postgres.close();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
+    /** One database for every run, empty at the first (the CLI migrates it), on the test JVM's embedded server. */
+    private static final String DATABASE = TestPostgres.emptyDatabase();
 
     @ParameterizedTest(name = "{0} instance(s)")
     @ValueSource(ints = {1, 3})
@@ -73,7 +55,7 @@ class KafkaPostgresBenchmarkTest {
                     "--store",
                     "postgres",
                     "--jdbc-url",
-                    postgres.getJdbcUrl("postgres", "postgres"),
+                    DATABASE,
                     "--messages",
                     COMMANDS,
                     "--aggregates",

@@ -12,6 +12,7 @@ import dev.lanes.examples.bank.AccountCommand.Deposit;
 import dev.lanes.examples.bank.AccountCommand.OpenAccount;
 import dev.lanes.examples.bank.BalanceProjection;
 import dev.lanes.examples.bank.Bank;
+import dev.lanes.kafka.TestPostgres;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.micrometer.LanesMicrometer;
 import dev.lanes.postgres.PostgresEventStore;
@@ -183,8 +184,7 @@ class LanesAutoConfigurationTest {
 
     static String[] dataSource() {
         return new String[] {
-            "spring.datasource.url=" + EmbeddedDatabase.freshDatabaseUrl(),
-            "spring.datasource.username=" + EmbeddedDatabase.USER
+            "spring.datasource.url=" + TestPostgres.emptyDatabase(), "spring.datasource.username=" + TestPostgres.USER
         };
     }
 }

@@ -5,13 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.lanes.api.AggregateId;
 import dev.lanes.api.NamedAggregate;
 import dev.lanes.cli.Cli;
+import dev.lanes.kafka.TestPostgres;
 import dev.lanes.messaging.DomainEvent;
 import dev.lanes.messaging.DomainEventStream;
-import dev.lanes.postgres.Migrations;
 import dev.lanes.postgres.PostgresDeadLetterQueue;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -22,6 +19,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * {@code lanes parked list|retry|skip} against a real PostgreSQL (embedded), whose dead letters are parked through the
@@ -38,34 +36,19 @@ class ParkedCommandTest {
     private final AggregateId account = AggregateId.of(ACCOUNT, "acc-" + UUID.randomUUID());
     private PostgresDeadLetterQueue queue;
 
-    private static final class Server {
-        static final EmbeddedPostgres POSTGRES = start();
-
-        private static EmbeddedPostgres start() {
-            try {
-                EmbeddedPostgres server = EmbeddedPostgres.builder().start();
-                Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                    try {
-                        server.close();
-                    } catch (IOException ignored) {
-                        // the JVM is going away
-                    }
-                }));
-                Migrations.apply(server.getPostgresDatabase());
-                return server;
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot start the embedded PostgreSQL", e);
-            }
-        }
-    }
+    /** A database of this class's own, with the Lanes schema, on the test JVM's one embedded PostgreSQL. */
+    private static final String DATABASE = TestPostgres.freshDatabase();
 
     private static String url() {
-        return "jdbc:postgresql://127.0.0.1:" + Server.POSTGRES.getPort() + "/postgres";
+        return DATABASE;
     }
 
     @BeforeEach
     void parkThreeStreams() {
-        queue = PostgresDeadLetterQueue.open(Server.POSTGRES.getPostgresDatabase());
+        PGSimpleDataSource dataSource = new PGSimpleDataSource();
+        dataSource.setURL(DATABASE);
+        dataSource.setUser(TestPostgres.USER);
+        queue = PostgresDeadLetterQueue.open(dataSource);
         queue.enqueue(PROCESSOR, stream(2), "java.lang.IllegalArgumentException: no such currency: XXX", 3)
                 .block(TIMEOUT);
         queue.enqueueIfPresent(PROCESSOR, stream(3), "parked behind the head of its sequence")

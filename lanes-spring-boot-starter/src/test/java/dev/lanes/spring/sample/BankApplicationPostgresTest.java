@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lanes.Lanes;
 import dev.lanes.examples.bank.Bank;
+import dev.lanes.kafka.TestPostgres;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.postgres.PostgresEventStore;
-import dev.lanes.spring.EmbeddedDatabase;
 import dev.lanes.spring.sample.BankHttp.Answer;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -27,9 +27,9 @@ class BankApplicationPostgresTest {
 
     @DynamicPropertySource
     static void dataSource(DynamicPropertyRegistry registry) {
-        String url = EmbeddedDatabase.freshDatabaseUrl();
+        String url = TestPostgres.emptyDatabase();
         registry.add("spring.datasource.url", () -> url);
-        registry.add("spring.datasource.username", () -> EmbeddedDatabase.USER);
+        registry.add("spring.datasource.username", () -> TestPostgres.USER);
     }
 
     @Test
