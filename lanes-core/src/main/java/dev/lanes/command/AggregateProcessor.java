@@ -10,6 +10,7 @@ import dev.lanes.eventsourcing.DuplicateRequestIdException;
 import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.eventsourcing.EventVersionConflictException;
 import dev.lanes.eventsourcing.SnapshotStore;
+import dev.lanes.internal.Immediate;
 import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.modeling.AggregateDefinition;
@@ -154,13 +155,10 @@ final class AggregateProcessor<S> {
         DomainEventStream stream = DomainEventStream.of(command, state.nextVersion(), events);
         Mono<Void> appending = eventStore.append(stream);
         if (appending instanceof Callable<?> now) {
-            try {
-                now.call();
-            } catch (Throwable error) {
-                Exceptions.throwIfJvmFatal(error);
-                return notAppended(command, progress, Exceptions.unwrap(error));
-            }
-            return appended(command, progress, stream, next, events);
+            Throwable refused = Immediate.run(now);
+            return refused == null
+                    ? appended(command, progress, stream, next, events)
+                    : notAppended(command, progress, refused);
         }
         return appending
                 .doOnError(error -> appendFailed(command, progress, error))
@@ -195,11 +193,9 @@ final class AggregateProcessor<S> {
         cache.put(next);
         Mono<Void> publishing = eventBus.publish(stream);
         if (publishing instanceof Callable<?> now) {
-            try {
-                now.call();
-            } catch (Throwable error) {
-                Exceptions.throwIfJvmFatal(error);
-                publishFailed(stream, Exceptions.unwrap(error));
+            Throwable failed = Immediate.run(now);
+            if (failed != null) {
+                publishFailed(stream, failed);
             }
             results.processed(command, next.version(), events);
             return Mono.empty();

@@ -4,6 +4,7 @@ import dev.lanes.api.MaterializedNamedAggregate;
 import dev.lanes.api.NamedAggregate;
 import dev.lanes.dispatch.DispatcherMetrics.LaneRecorder;
 import dev.lanes.dispatch.ExchangeRejectedException.Reason;
+import dev.lanes.internal.Immediate;
 import dev.lanes.internal.Require;
 import dev.lanes.lifecycle.ActivityLease;
 import dev.lanes.lifecycle.RuntimeComponent;
@@ -650,7 +651,7 @@ public final class AggregateDispatcher<M> implements RuntimeComponent, HandlerSu
         }
         if (handling instanceof Callable<?> immediate) {
             // Mono.empty(), just, fromRunnable, fromCallable, error: call it here, as Reactor's flatMap does
-            return conclude(lane, envelope, callQuietly(immediate));
+            return conclude(lane, envelope, Immediate.run(immediate));
         }
         lane.handOver(); // the handler's end may continue the lane elsewhere: its count must be exact by then
         HandlerSubscriber<M> subscriber = new HandlerSubscriber<>(lane, envelope, this);
@@ -665,16 +666,6 @@ public final class AggregateDispatcher<M> implements RuntimeComponent, HandlerSu
         }
         envelope.running = null;
         return conclude(lane, envelope, subscriber.error());
-    }
-
-    private static @Nullable Throwable callQuietly(Callable<?> immediate) {
-        try {
-            immediate.call();
-            return null;
-        } catch (Throwable error) {
-            Exceptions.throwIfJvmFatal(error);
-            return Exceptions.unwrap(error);
-        }
     }
 
     /** A handler ended after its lane's owner had left it: settle, then continue the lane on a worker. */
