@@ -74,10 +74,13 @@ public final class AggregateDefinition<S> {
      * instead of a subscription (as Reactor's operators do for such sources).
      */
     public Mono<List<Object>> decide(S state, Object command) {
-        return resolve(resolvedCommands, commandHandlers, command.getClass())
-                .map(handler -> handler.apply(state, command))
-                .orElseGet(() -> Mono.error(new IllegalArgumentException(
-                        "No command handler for " + command.getClass().getName() + " on " + namedAggregate)));
+        Optional<BiFunction<S, Object, Mono<List<Object>>>> handler =
+                resolve(resolvedCommands, commandHandlers, command.getClass());
+        if (handler.isEmpty()) { // per command: no capturing lambda on the way
+            return Mono.error(new IllegalArgumentException(
+                    "No command handler for " + command.getClass().getName() + " on " + namedAggregate));
+        }
+        return handler.get().apply(state, command);
     }
 
     /**
