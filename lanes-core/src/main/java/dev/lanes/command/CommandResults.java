@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import reactor.core.scheduler.Scheduler;
@@ -38,7 +37,9 @@ import reactor.core.scheduler.Schedulers;
  * waits for the first to end instead of running twice.
  *
  * <p>Thread-safety: any thread. Timeouts are timed on the scheduler given at construction (a {@code
- * VirtualTimeScheduler} in tests). Answers are emitted on the thread that reports the outcome, never under a lock.
+ * VirtualTimeScheduler} in tests), by one task at a time for all the waits (see {@link WaitDeadlines}): a wait ends at
+ * its deadline, or up to 10 ms after it when deadlines crowd. Answers are emitted on the thread that reports the
+ * outcome, never under a lock.
  */
 public final class CommandResults {
     /** How long a sender waits when it names no timeout: 30 seconds. */
@@ -47,6 +48,7 @@ public final class CommandResults {
     private final Duration defaultTimeout;
     private final Scheduler timer;
     private final ConcurrentHashMap<String, TrackedCommand> byCommandId = new ConcurrentHashMap<>();
+    private final WaitDeadlines deadlines;
     private final ConcurrentHashMap<RequestKey, TrackedCommand> byRequest = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<MaterializedNamedAggregate, Set<String>> projectionsByType =
             new ConcurrentHashMap<>();
@@ -115,6 +117,7 @@ public final class CommandResults {
     public CommandResults(Duration defaultTimeout, Scheduler timer) {
         this.defaultTimeout = Require.positive(defaultTimeout, "defaultTimeout");
         this.timer = Objects.requireNonNull(timer, "timer");
+        this.deadlines = new WaitDeadlines(timer, byCommandId.values(), tracked -> apply(tracked, tracked.timedOut()));
     }
 
     public Duration defaultTimeout() {
@@ -198,15 +201,14 @@ public final class CommandResults {
      * that is already in flight: check {@link TrackedCommand#isFor}.
      */
     TrackedCommand track(CommandMessage command, WaitStage stage, Duration timeout) {
-        TrackedCommand tracked = new TrackedCommand(command, stage);
+        TrackedCommand tracked = new TrackedCommand(command, stage, deadlines.deadline(timeout.toNanos()));
         TrackedCommand existing = byRequest.putIfAbsent(requestKey(command), tracked);
         if (existing != null) {
             return existing;
         }
         byCommandId.put(command.messageId(), tracked);
         try {
-            tracked.timeout(
-                    timer.schedule(() -> apply(tracked, tracked.timedOut()), timeout.toNanos(), TimeUnit.NANOSECONDS));
+            deadlines.added(tracked.deadline);
         } catch (RuntimeException refused) {
             apply(tracked, tracked.failed(refused));
             throw refused;

@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
-import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
@@ -34,6 +33,8 @@ final class TrackedCommand implements CommandProgress {
 
     final CommandMessage command;
     final WaitStage stage;
+    /** When the sender's timeout ends the wait, on the timer's clock (see {@link WaitDeadlines}). */
+    final long deadline;
     // emitted once each (an answer is made once, under this object's lock, and the end once): no serializing wrapper
     private final Sinks.One<CommandResult> outcome = Sinks.unsafe().one();
     private final Sinks.Empty<Void> ended = Sinks.unsafe().empty();
@@ -45,11 +46,11 @@ final class TrackedCommand implements CommandProgress {
     private boolean done;
     private boolean appendRefused;
     private @Nullable CommandResult storedResult;
-    private @Nullable Disposable timeout;
 
-    TrackedCommand(CommandMessage command, WaitStage stage) {
+    TrackedCommand(CommandMessage command, WaitStage stage, long deadline) {
         this.command = command;
         this.stage = stage;
+        this.deadline = deadline;
     }
 
     boolean isFor(CommandMessage other) {
@@ -65,24 +66,8 @@ final class TrackedCommand implements CommandProgress {
         return ended.asMono();
     }
 
-    synchronized void timeout(Disposable timer) {
-        if (done) {
-            timer.dispose();
-        } else {
-            timeout = timer;
-        }
-    }
-
-    /** After a {@link Step} that ends: releases the timer and signals the end. */
+    /** After a {@link Step} that ends: signals the end. */
     void finish() {
-        Disposable timer;
-        synchronized (this) {
-            timer = timeout;
-            timeout = null;
-        }
-        if (timer != null) {
-            timer.dispose();
-        }
         ended.tryEmitEmpty();
     }
 

@@ -187,7 +187,7 @@ class CommandResultsTest {
         }
 
         @Test
-        void anAnsweredWaitCancelsItsTimer() {
+        void anAnsweredWaitIsNotTimedOutLater() {
             CommandMessage command = command("r1");
             CompletableFuture<CommandResult> outcome = track(command, WaitStage.PROCESSED);
             results.processed(command, 1, List.of("Placed"));
