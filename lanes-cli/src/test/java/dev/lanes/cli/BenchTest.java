@@ -59,7 +59,7 @@ class BenchTest {
         "throughput, --messages, 30000, --aggregates, 1000",
         "cpu,        --messages, 2000,  --cpu-micros, 10",
         "many-types, --messages, 20000, --types,      5",
-        "command,    --messages, 2000,  --aggregates, 50"
+        "command,    --messages, 2000,  --warmup,     0s"
     })
     void eachScenarioPassesItsInvariants(String scenario, String option1, String value1, String option2, String value2)
             throws Exception {
@@ -76,6 +76,40 @@ class BenchTest {
         } finally {
             Files.deleteIfExists(json);
         }
+    }
+
+    @Test
+    void theCommandScenarioCountsOnlyTheCommandsSentAfterItsWarmupAndAuditsThemAll(@TempDir Path dir) throws Exception {
+        Path json = dir.resolve("command.json");
+
+        Cli.Result result = Cli.run(
+                "bench",
+                "--scenario",
+                "command",
+                "--messages",
+                "3000",
+                "--aggregates",
+                "50",
+                "--warmup",
+                "300ms",
+                "-q",
+                "--json",
+                json.toString());
+
+        assertThat(result.exitCode()).as(result.out() + result.err()).isZero();
+        JsonNode report = readReport(json);
+        assertStableFieldsAndAllPass(report, "command");
+        assertThat(number(report, "messages")).isEqualTo(3000);
+        assertThat(number(report, "handled")).isEqualTo(3000);
+        assertThat(number(report, "warmupMessages")).as("sent while warming up").isPositive();
+        assertThat(number(report, "warmupMillis")).isBetween(300.0, 5_000.0);
+        assertThat(number(report.get("latencyMicros"), "count"))
+                .as("latencies of the counted commands only")
+                .isEqualTo(3000);
+        double stored = 3000 + number(report, "warmupMessages") + 2 * 50;
+        assertThat(report.get("invariants").toString())
+                .as("the warm-up's commands are stored and audited too")
+                .contains(String.format(java.util.Locale.ROOT, "%,.0f versions in the store", stored));
     }
 
     @Test

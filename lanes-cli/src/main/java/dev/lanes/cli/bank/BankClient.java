@@ -11,14 +11,14 @@ import dev.lanes.examples.bank.TransferSaga;
 import dev.lanes.modeling.CommandRejectedException;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
-import reactor.core.publisher.Flux;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Scheduler;
 
 /**
  * One client of the bank: sends one command at a time through the gateway and waits for its answer before the next
- * (a closed loop), on the clients' scheduler. Each command carries a unique reference {@code c<client>.<n>} so the
+ * (a closed loop), on the clients' threads: each answer hands the next send back to them. Each command carries a unique reference {@code c<client>.<n>} so the
  * audit can find it in the store.
  */
 final class BankClient {
@@ -74,17 +74,31 @@ final class BankClient {
         }
     }
 
-    /** Shared by the clients: how many commands may still be sent, and whether to stop. */
+    /**
+     * Shared by the clients: whether they still warm up (then they send without counting), how many commands may still
+     * be sent after, and whether to stop.
+     */
     static final class Tickets {
         private final AtomicLong remaining;
+        private volatile boolean warmingUp;
         private volatile boolean stopped;
 
-        Tickets(long commands) {
+        Tickets(long commands, boolean warmingUp) {
             this.remaining = new AtomicLong(commands);
+            this.warmingUp = warmingUp;
         }
 
         boolean take() {
-            return !stopped && remaining.getAndDecrement() > 0;
+            return !stopped && (warmingUp || remaining.getAndDecrement() > 0);
+        }
+
+        boolean warmingUp() {
+            return warmingUp;
+        }
+
+        /** From now on, commands are counted, and taken from the tickets. */
+        void endWarmup() {
+            warmingUp = false;
         }
 
         void stop() {
@@ -112,8 +126,9 @@ final class BankClient {
     private final Ledger ledger;
     private final Timers timers;
     private final Tickets tickets;
-    private final Scheduler scheduler;
+    private final Executor threads;
     private long sequence;
+    private Runnable ended = () -> {};
 
     BankClient(
             int id,
@@ -124,7 +139,7 @@ final class BankClient {
             Ledger ledger,
             Timers timers,
             Tickets tickets,
-            Scheduler scheduler) {
+            Executor threads) {
         this.id = id;
         this.mix = mix;
         this.accounts = List.copyOf(accounts);
@@ -134,15 +149,31 @@ final class BankClient {
         this.ledger = ledger;
         this.timers = timers;
         this.tickets = tickets;
-        this.scheduler = scheduler;
+        this.threads = threads;
     }
 
-    /** Sends commands until the tickets run out or are stopped; completes when the last one was answered. */
-    Mono<Void> run() {
-        return Flux.defer(() -> tickets.take()
-                        ? Mono.defer(this::sendOne).subscribeOn(scheduler).repeat(tickets::take)
-                        : Flux.<Void>empty())
-                .then();
+    /**
+     * Sends commands until the tickets run out or are stopped, then runs {@code ended} once, after the last answer. Each
+     * send, the first included, runs on the clients' threads.
+     */
+    void start(Runnable ended) {
+        this.ended = ended;
+        threads.execute(this::next);
+    }
+
+    private void next() {
+        if (!tickets.take()) {
+            ended.run();
+            return;
+        }
+        Mono<Void> sending;
+        try {
+            sending = sendOne();
+        } catch (RuntimeException bug) {
+            ended.run();
+            throw bug;
+        }
+        sending.subscribe(null, error -> ended.run(), () -> threads.execute(this::next));
     }
 
     private Mono<Void> sendOne() {
@@ -150,38 +181,41 @@ final class BankClient {
         String reference = "c" + id + "." + sequence;
         String account = pickAccount();
         double kind = random.nextDouble();
+        boolean measured = !tickets.warmingUp();
         Ledger.Entry entry;
         Object command;
         if (kind < mix.deposits()) {
             long amount = 1L + random.nextInt(100);
             WaitStage stage = random.nextDouble() < mix.sentShare() ? WaitStage.SENT : outcomeStage();
-            entry = ledger.add(reference, Ledger.Kind.DEPOSIT, account, amount, null, stage);
+            entry = ledger.add(reference, Ledger.Kind.DEPOSIT, account, amount, null, stage, measured);
             command = new Deposit(amount, reference);
         } else if (kind < mix.deposits() + mix.withdrawals()) {
             long amount = 1L + random.nextInt(100);
-            entry = ledger.add(reference, Ledger.Kind.WITHDRAWAL, account, amount, null, outcomeStage());
+            entry = ledger.add(reference, Ledger.Kind.WITHDRAWAL, account, amount, null, outcomeStage(), measured);
             command = new Withdraw(amount, reference);
         } else {
             long amount = 1L + random.nextInt(200);
             String target = random.nextDouble() < mix.closedShare() ? CLOSED_ACCOUNT : pickOther(account);
-            entry = ledger.add(reference, Ledger.Kind.TRANSFER, account, amount, target, outcomeStage());
+            entry = ledger.add(reference, Ledger.Kind.TRANSFER, account, amount, target, outcomeStage(), measured);
             command = new Withdraw(amount, TransferSaga.debitReference(reference, target));
         }
         return send(entry, command);
     }
 
     private Mono<Void> send(Ledger.Entry entry, Object command) {
-        Latencies.Stage timer = timers.of(entry.stage);
+        Latencies.@Nullable Stage timer = entry.measured ? timers.of(entry.stage) : null; // warm-up: not recorded
         long start = System.nanoTime();
         return gateway.send(Bank.account(entry.account), command, entry.stage)
                 .doOnNext(result -> {
-                    timer.record(System.nanoTime() - start);
+                    if (timer != null) {
+                        timer.record(System.nanoTime() - start);
+                    }
                     ledger.answer(entry, Ledger.Answer.OK, null);
                 })
                 .then()
                 .onErrorResume(error -> {
                     boolean refused = error instanceof CommandRejectedException;
-                    if (refused) {
+                    if (refused && timer != null) {
                         timer.record(System.nanoTime() - start);
                     }
                     ledger.answer(entry, answer(error, refused), error);

@@ -6,25 +6,31 @@ import dev.lanes.command.WaitStage;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import reactor.core.scheduler.Scheduler;
-import reactor.core.scheduler.Schedulers;
 
 /**
- * The clients of a bank run, each on its own subscription (a {@code flatMap} over tens of thousands of clients scans
- * them all whenever one ends), sharing the tickets and a scheduler of daemon threads.
+ * The clients of a bank run, each its own loop (a {@code flatMap} over tens of thousands of clients scans them all
+ * whenever one ends), sharing the tickets and a pool of one daemon thread per CPU. The pool is a {@link ForkJoinPool}:
+ * an answer hands its client's next send to it without a lock, and wakes a thread only when one is idle.
  */
 final class BankClients {
-    private final Scheduler threads = Schedulers.newParallel("lanes-client", Schedulers.DEFAULT_POOL_SIZE, true);
+    private final ForkJoinPool threads =
+            new ForkJoinPool(Runtime.getRuntime().availableProcessors(), BankClients::thread, null, true);
     private final BankClient.Tickets tickets;
     private final CountDownLatch done = new CountDownLatch(1);
     private final AtomicInteger running;
     private final long startedAt = System.nanoTime();
+    private volatile long measuredFrom;
 
     private BankClients(BankRun.Settings settings) {
-        this.tickets = new BankClient.Tickets(settings.duration() == null ? settings.commands() : Long.MAX_VALUE);
+        boolean warmup = !settings.warmup().isZero();
+        this.tickets =
+                new BankClient.Tickets(settings.duration() == null ? settings.commands() : Long.MAX_VALUE, warmup);
         this.running = new AtomicInteger(settings.clients());
+        this.measuredFrom = warmup ? Long.MAX_VALUE : startedAt;
     }
 
     /** Starts {@code settings.clients()} clients; the load starts now. */
@@ -50,14 +56,29 @@ final class BankClients {
                     timers,
                     clients.tickets,
                     clients.threads);
-            client.run().doFinally(signal -> clients.ended()).subscribe();
+            client.start(clients::ended);
         }
         return clients;
     }
 
-    /** {@code System.nanoTime()} when the load started. */
+    /** {@code System.nanoTime()} when the load started, the warm-up included. */
     long startedAt() {
         return startedAt;
+    }
+
+    /** Ends the warm-up: the commands sent from now on are counted. */
+    void endWarmup() {
+        measuredFrom = System.nanoTime();
+        tickets.endWarmup();
+    }
+
+    boolean warmingUp() {
+        return tickets.warmingUp();
+    }
+
+    /** {@code System.nanoTime()} when the counted load started (the end of the warm-up). */
+    long measuredFrom() {
+        return measuredFrom;
     }
 
     /** No client sends another command; those in flight still get their answers. */
@@ -80,7 +101,14 @@ final class BankClients {
     }
 
     void dispose() {
-        threads.dispose();
+        threads.shutdownNow();
+    }
+
+    private static ForkJoinWorkerThread thread(ForkJoinPool pool) {
+        ForkJoinWorkerThread thread = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
+        thread.setName("lanes-client-" + thread.getPoolIndex());
+        thread.setDaemon(true);
+        return thread;
     }
 
     private void ended() {

@@ -62,13 +62,16 @@ public final class BankRun {
     }
 
     /**
-     * @param duration how long the clients send, or null to send {@code commands} in all
+     * @param warmup how long the clients send before the load that counts: their commands are stored and audited, but
+     *     counted in no throughput and no latency (zero: none)
+     * @param duration how long the clients send after the warm-up, or null to send {@code commands} in all
      */
     public record Settings(
             Workload workload,
             LaneStrategy strategy,
             int accounts,
             int clients,
+            Duration warmup,
             @Nullable Duration duration,
             long commands,
             Duration shutdownTimeout,
@@ -85,8 +88,9 @@ public final class BankRun {
         }
     }
 
-    /** How the load ended: its length, the shutdown report, the sampled timeline. */
-    private record Stopped(long loadNanos, @Nullable ShutdownReport shutdown, Timeline timeline, int peakThreads) {}
+    /** How the load ended: its length after the warm-up, the shutdown report, the sampled timeline. */
+    private record Stopped(
+            long loadNanos, long warmupNanos, @Nullable ShutdownReport shutdown, Timeline timeline, int peakThreads) {}
 
     private final Settings settings;
     private final Progress progress;
@@ -148,10 +152,21 @@ public final class BankRun {
     }
 
     private BankClients sendLoad(List<String> accounts) {
-        progress.phase(String.format(Locale.ROOT, "%d clients sending %s", settings.clients(), settings.amount()));
+        if (!settings.warmup().isZero()) {
+            progress.phase(String.format(
+                    Locale.ROOT,
+                    "%d clients warming up for %s (stored and audited, not counted)",
+                    settings.clients(),
+                    Formats.duration(settings.warmup())));
+        }
         BankClients clients = BankClients.start(settings, accounts, bank.gateway, ledger, latencies);
-        stop.stopsWithin(settings.shutdownTimeout().multipliedBy(2).plus(STOP_MARGIN));
-        awaitLoad(clients);
+        stop.stopsWithin(settings.warmup()
+                .plus(settings.shutdownTimeout().multipliedBy(2))
+                .plus(STOP_MARGIN));
+        if (awaitWarmup(clients)) {
+            progress.phase(String.format(Locale.ROOT, "%d clients sending %s", settings.clients(), settings.amount()));
+            awaitLoad(clients);
+        }
         return clients;
     }
 
@@ -167,11 +182,12 @@ public final class BankRun {
         Mono<ShutdownReport> shutdown = bank.shutdown().cache();
         shutdown.subscribe();
         clients.awaitDone(settings.shutdownTimeout().plusSeconds(10));
-        long loadNanos = Math.max(1, ledger.lastAnswerAt() - clients.startedAt());
+        long measuredFrom = Math.min(clients.measuredFrom(), ledger.lastAnswerAt());
+        long loadNanos = Math.max(1, ledger.lastAnswerAt() - measuredFrom);
         ShutdownReport stopped = Shutdowns.await(shutdown, settings.shutdownTimeout());
         Timeline timeline = sampler.stop();
         clients.dispose();
-        return new Stopped(loadNanos, stopped, timeline, sampler.peakThreads());
+        return new Stopped(loadNanos, measuredFrom - clients.startedAt(), stopped, timeline, sampler.peakThreads());
     }
 
     private Report report(List<String> accounts, Stopped stopped) {
@@ -252,6 +268,7 @@ public final class BankRun {
         } else {
             options.put("duration", Formats.duration(duration));
         }
+        options.put("warmup", Formats.duration(settings.warmup()));
         options.put("shutdownTimeout", Formats.duration(settings.shutdownTimeout()));
         if (settings.workload().eventSide) {
             options.put("eventBusBudget", Integer.toString(settings.eventFlow().busBudget()));
@@ -266,8 +283,9 @@ public final class BankRun {
     }
 
     private Report.Load load(Stopped stopped) {
-        long handled = ledger.count(Ledger.Answer.OK) + ledger.count(Ledger.Answer.REFUSED);
-        return new Report.Load(ledger.sent(), handled, stopped.loadNanos());
+        long handled = ledger.measured(Ledger.Answer.OK) + ledger.measured(Ledger.Answer.REFUSED);
+        long measured = ledger.measured();
+        return new Report.Load(measured, handled, stopped.loadNanos(), stopped.warmupNanos(), ledger.sent() - measured);
     }
 
     private Report.LatencyReport latency() {
@@ -349,34 +367,44 @@ public final class BankRun {
                 .then();
     }
 
+    /** Until the warm-up is over, then ends it; false when the run ended or must stop first. */
+    private boolean awaitWarmup(BankClients clients) {
+        long end = clients.startedAt() + settings.warmup().toNanos();
+        if (!awaitUntil(clients, () -> end)) {
+            return false;
+        }
+        if (clients.warmingUp()) {
+            clients.endWarmup();
+            bank.metrics.resetTimings(); // queue waits and handler times of the counted load
+        }
+        return true;
+    }
+
     /** Until the clients are done, the duration is over, a stop is requested or nothing was answered for long. */
     private void awaitLoad(BankClients clients) {
-        while (!clients.awaitDone(nextWait(clients))) {
-            if (loadOver(clients)) {
-                return;
+        Duration duration = settings.duration();
+        awaitUntil(clients, () -> duration == null ? Long.MAX_VALUE : clients.measuredFrom() + duration.toNanos());
+    }
+
+    /** Waits until {@code end} (nanoTime); false when the clients were done, a stop was requested or they stalled. */
+    private boolean awaitUntil(BankClients clients, java.util.function.LongSupplier end) {
+        long step = TimeUnit.MILLISECONDS.toNanos(100);
+        while (true) {
+            long left = end.getAsLong() == Long.MAX_VALUE ? step : end.getAsLong() - System.nanoTime();
+            if (left <= 0) {
+                return true;
+            }
+            if (clients.awaitDone(Math.min(step, left))) {
+                return false;
             }
             if (stop.isRequested()) {
                 progress.phase("stop requested by " + stop.reason() + "; stopping gracefully");
-                return;
+                return false;
             }
             if (System.nanoTime() - ledger.lastAnswerAt() > STALL_NANOS) {
                 progress.phase("no command was answered for 30 s; stopping");
-                return;
+                return false;
             }
         }
-    }
-
-    private long nextWait(BankClients clients) {
-        Duration duration = settings.duration();
-        long step = TimeUnit.MILLISECONDS.toNanos(100);
-        if (duration == null) {
-            return step;
-        }
-        return Math.max(0, Math.min(step, clients.startedAt() + duration.toNanos() - System.nanoTime()));
-    }
-
-    private boolean loadOver(BankClients clients) {
-        Duration duration = settings.duration();
-        return duration != null && System.nanoTime() - clients.startedAt() >= duration.toNanos();
     }
 }

@@ -40,7 +40,10 @@ final class Ledger {
         UNKNOWN
     }
 
-    /** One command; {@code answer} is written once, by the thread that got the answer. */
+    /**
+     * One command; {@code answer} is written once, by the thread that got the answer. A command sent during the
+     * warm-up is not {@code measured}: audited as any other, counted in no throughput and no latency.
+     */
     static final class Entry {
         final String reference;
         final Kind kind;
@@ -48,15 +51,24 @@ final class Ledger {
         final long amount;
         final @Nullable String target;
         final WaitStage stage;
+        final boolean measured;
         volatile Answer answer = Answer.PENDING;
 
-        Entry(String reference, Kind kind, String account, long amount, @Nullable String target, WaitStage stage) {
+        Entry(
+                String reference,
+                Kind kind,
+                String account,
+                long amount,
+                @Nullable String target,
+                WaitStage stage,
+                boolean measured) {
             this.reference = reference;
             this.kind = kind;
             this.account = account;
             this.amount = amount;
             this.target = target;
             this.stage = stage;
+            this.measured = measured;
         }
     }
 
@@ -66,8 +78,15 @@ final class Ledger {
     private final LongAdder answered = new LongAdder();
     private volatile long lastAnswerAt = System.nanoTime();
 
-    Entry add(String reference, Kind kind, String account, long amount, @Nullable String target, WaitStage stage) {
-        Entry entry = new Entry(reference, kind, account, amount, target, stage);
+    Entry add(
+            String reference,
+            Kind kind,
+            String account,
+            long amount,
+            @Nullable String target,
+            WaitStage stage,
+            boolean measured) {
+        Entry entry = new Entry(reference, kind, account, amount, target, stage, measured);
         if (entries.putIfAbsent(reference, entry) != null) {
             throw new IllegalStateException("reference used twice: " + reference);
         }
@@ -116,6 +135,18 @@ final class Ledger {
 
     long count(Answer answer) {
         return entries.values().stream().filter(entry -> entry.answer == answer).count();
+    }
+
+    /** Commands sent after the warm-up. */
+    long measured() {
+        return entries.values().stream().filter(entry -> entry.measured).count();
+    }
+
+    /** Commands sent after the warm-up and answered {@code answer}. */
+    long measured(Answer answer) {
+        return entries.values().stream()
+                .filter(entry -> entry.measured && entry.answer == answer)
+                .count();
     }
 
     /** How many commands failed with each kind of error ("BankRuleViolation", "ExchangeRejectedException LANE_FULL"). */

@@ -56,6 +56,15 @@ final class DemoCommand implements Callable<Integer> {
             description = "Concurrent clients, each with one command in flight (default: ${DEFAULT-VALUE}).")
     int clients = 32;
 
+    @Option(
+            names = "--warmup",
+            defaultValue = "0s",
+            converter = Converters.Warmup.class,
+            paramLabel = "DURATION",
+            description = "Send this long first to warm the JVM up, 0s to 1h: those commands are stored and audited but"
+                    + " counted in neither the throughput nor the latencies (default: ${DEFAULT-VALUE}).")
+    Duration warmup = Duration.ZERO;
+
     @ArgGroup(exclusive = true, multiplicity = "0..1")
     @Nullable
     Amount amount;
@@ -153,6 +162,7 @@ final class DemoCommand implements Callable<Integer> {
                 strategy,
                 accounts,
                 clients,
+                warmup,
                 duration,
                 commands,
                 report.shutdownTimeout(DEFAULT_SHUTDOWN_TIMEOUT),

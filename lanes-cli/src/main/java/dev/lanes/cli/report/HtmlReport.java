@@ -98,7 +98,16 @@ final class HtmlReport {
         String unit = report.setup().unit();
         out.append("<div class=\"cards\">\n");
         card(String.format(Locale.ROOT, "%,.0f", load.throughputPerSecond()), unit + " per second");
-        card(String.format(Locale.ROOT, "%,d / %,d", load.handled(), load.messages()), "handled / " + unit);
+        card(
+                String.format(Locale.ROOT, "%,d / %,d", load.handled(), load.messages()),
+                "handled / " + unit
+                        + (load.warmupNanos() == 0
+                                ? ""
+                                : String.format(
+                                        Locale.ROOT,
+                                        " after a %.1f s warm-up (%,d more)",
+                                        load.warmupNanos() / 1e9,
+                                        load.warmupMessages())));
         card(TextReport.micros(all.p50()) + " us", "latency p50");
         card(TextReport.micros(all.p99()) + " us", "latency p99");
         card(TextReport.micros(all.p999()) + " us", "latency p99.9");

@@ -78,7 +78,17 @@ public record Report(
      * @param handled of them
      * @param nanos from the start of the load to its last answer
      */
-    public record Load(long messages, long handled, long nanos) {
+    /**
+     * What the throughput counts: {@code handled} of {@code messages} in {@code nanos}; the warm-up before (none when
+     * {@code warmupNanos} is 0) is counted in neither.
+     *
+     * @param warmupMessages how many messages were sent during the warm-up
+     */
+    public record Load(long messages, long handled, long nanos, long warmupNanos, long warmupMessages) {
+        public Load(long messages, long handled, long nanos) {
+            this(messages, handled, nanos, 0, 0);
+        }
+
         public double throughputPerSecond() {
             return nanos <= 0 ? 0 : handled * 1e9 / nanos;
         }

@@ -56,9 +56,17 @@ final class TextReport {
     private void throughput() {
         Report.Load load = report.load();
         String unit = report.setup().unit();
+        String warmup = load.warmupNanos() == 0
+                ? ""
+                : String.format(
+                        Locale.ROOT,
+                        ", after a warm-up of %.2f s and %,d %s not counted",
+                        load.warmupNanos() / 1e9,
+                        load.warmupMessages(),
+                        unit);
         line(
-                "Throughput    %,.0f %s/s (%,d of %,d %s handled in %.2f s)",
-                load.throughputPerSecond(), unit, load.handled(), load.messages(), unit, load.nanos() / 1e9);
+                "Throughput    %,.0f %s/s (%,d of %,d %s handled in %.2f s%s)",
+                load.throughputPerSecond(), unit, load.handled(), load.messages(), unit, load.nanos() / 1e9, warmup);
     }
 
     private void outcomes() {
