@@ -132,12 +132,13 @@ final class AggregateProcessor<S> {
     }
 
     private Mono<Void> decided(
-            AggregateState<S> state, CommandMessage command, List<Object> events, CommandProgress progress) {
-        if (events.isEmpty()) {
+            AggregateState<S> state, CommandMessage command, List<Object> decided, CommandProgress progress) {
+        if (decided.isEmpty()) {
             results.processed(command, 0, List.of());
             return Mono.empty();
         }
-        return append(state, command, events, progress);
+        // one immutable copy (none if immutable already): the stream, the state and every answer share it
+        return append(state, command, List.copyOf(decided), progress);
     }
 
     private Mono<Void> append(

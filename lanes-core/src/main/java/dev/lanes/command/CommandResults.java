@@ -202,7 +202,7 @@ public final class CommandResults {
      */
     TrackedCommand track(CommandMessage command, WaitStage stage, Duration timeout) {
         TrackedCommand tracked = new TrackedCommand(command, stage, deadlines.deadline(timeout.toNanos()));
-        TrackedCommand existing = byRequest.putIfAbsent(requestKey(command), tracked);
+        TrackedCommand existing = byRequest.putIfAbsent(tracked.requestKey, tracked);
         if (existing != null) {
             return existing;
         }
@@ -388,7 +388,7 @@ public final class CommandResults {
     private void apply(TrackedCommand tracked, TrackedCommand.Step step) {
         if (step.ends()) {
             byCommandId.remove(tracked.command.messageId(), tracked);
-            byRequest.remove(requestKey(tracked.command), tracked);
+            byRequest.remove(tracked.requestKey, tracked);
         }
         Runnable answer = step.answer();
         if (answer != null) {
@@ -399,12 +399,8 @@ public final class CommandResults {
         }
     }
 
-    private static RequestKey requestKey(CommandMessage command) {
-        return new RequestKey(command.aggregateId(), command.requestId());
-    }
-
     /** A request id is unique per aggregate: the key of the senders' waits, compared without building a string. */
-    private record RequestKey(AggregateId aggregateId, String requestId) {}
+    record RequestKey(AggregateId aggregateId, String requestId) {}
 
     @Override
     public String toString() {

@@ -3,6 +3,7 @@ package dev.lanes.command;
 import dev.lanes.command.StageNotReachedException.Reason;
 import dev.lanes.command.StageNotReachedException.Storage;
 import dev.lanes.eventsourcing.EventStore;
+import dev.lanes.internal.Immediate;
 import dev.lanes.internal.Require;
 import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEventStream;
@@ -82,6 +83,13 @@ final class DefaultCommandGateway implements CommandGateway {
             sending = commandBus.send(command);
         } catch (RuntimeException error) {
             results.failed(command, error);
+            return;
+        }
+        if (sending instanceof Callable<?> now) { // the in-memory bus: no subscriber for the hand-over
+            Throwable refused = Immediate.run(now);
+            if (refused != null) {
+                results.failed(command, refused);
+            }
             return;
         }
         sending.subscribe(null, error -> results.failed(command, error));

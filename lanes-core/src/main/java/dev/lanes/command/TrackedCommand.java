@@ -35,9 +35,14 @@ final class TrackedCommand implements CommandProgress {
     final WaitStage stage;
     /** When the sender's timeout ends the wait, on the timer's clock (see {@link WaitDeadlines}). */
     final long deadline;
+
+    final CommandResults.RequestKey requestKey;
     // emitted once each (an answer is made once, under this object's lock, and the end once): no serializing wrapper
     private final Sinks.One<CommandResult> outcome = Sinks.unsafe().one();
-    private final Sinks.Empty<Void> ended = Sinks.unsafe().empty();
+    /** Made for a second send of the same request only (most commands have none); guarded by this object. */
+    private Sinks.@Nullable Empty<Void> ended;
+
+    private boolean finished;
     /** The projections that handled the events; made on the first, as most waits are not for {@code PROJECTED}. */
     private @Nullable Set<String> projectedBy;
 
@@ -51,6 +56,7 @@ final class TrackedCommand implements CommandProgress {
         this.command = command;
         this.stage = stage;
         this.deadline = deadline;
+        this.requestKey = new CommandResults.RequestKey(command.aggregateId(), command.requestId());
     }
 
     boolean isFor(CommandMessage other) {
@@ -63,12 +69,27 @@ final class TrackedCommand implements CommandProgress {
 
     /** Completes when this entry ended, however. */
     Mono<Void> ended() {
-        return ended.asMono();
+        synchronized (this) {
+            if (!finished) {
+                if (ended == null) {
+                    ended = Sinks.unsafe().empty();
+                }
+                return ended.asMono();
+            }
+        }
+        return Mono.empty();
     }
 
     /** After a {@link Step} that ends: signals the end. */
     void finish() {
-        ended.tryEmitEmpty();
+        Sinks.Empty<Void> waiting;
+        synchronized (this) {
+            finished = true;
+            waiting = ended;
+        }
+        if (waiting != null) {
+            waiting.tryEmitEmpty();
+        }
     }
 
     // ---------------------------------------------------------------- progress (the command's lane)
@@ -115,7 +136,9 @@ final class TrackedCommand implements CommandProgress {
             return Step.NONE;
         }
         progress = Progress.STORED;
-        storedResult = result(WaitStage.PROCESSED, version, events);
+        if (storedResult == null || storedResult.version() != version) { // the lane reported it at the append already
+            storedResult = result(WaitStage.PROCESSED, version, events);
+        }
         if (stage != WaitStage.PROJECTED || events.isEmpty() || projections.isEmpty()) {
             return end(value(storedResult));
         }

@@ -5,8 +5,6 @@ import dev.lanes.internal.Ids;
 import dev.lanes.internal.Require;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -52,9 +50,9 @@ public record DomainEventStream(
 
     /** The stream a command produced: its payloads numbered from 1. */
     public static DomainEventStream of(CommandMessage command, int version, List<?> payloads) {
-        List<DomainEvent> events = new ArrayList<>(payloads.size());
-        for (Object payload : payloads) {
-            events.add(new DomainEvent(events.size() + 1, payload));
+        DomainEvent[] events = new DomainEvent[payloads.size()];
+        for (int i = 0; i < events.length; i++) {
+            events[i] = new DomainEvent(i + 1, payloads.get(i));
         }
         return new DomainEventStream(
                 Ids.randomUuid(),
@@ -62,17 +60,20 @@ public record DomainEventStream(
                 version,
                 command.requestId(),
                 command.messageId(),
-                events,
+                List.of(events), // immutable already: the constructor's copy makes none
                 Instant.now().truncatedTo(ChronoUnit.MICROS), // what SQL timestamps keep: a round trip is equal
                 command.headers());
     }
 
     public List<Object> payloads() {
-        List<Object> payloads = new ArrayList<>(events.size());
-        for (DomainEvent event : events) {
-            payloads.add(event.payload());
+        if (events.size() == 1) {
+            return List.of(events.get(0).payload());
         }
-        return Collections.unmodifiableList(payloads);
+        Object[] payloads = new Object[events.size()];
+        for (int i = 0; i < payloads.length; i++) {
+            payloads[i] = events.get(i).payload();
+        }
+        return List.of(payloads);
     }
 
     @Override

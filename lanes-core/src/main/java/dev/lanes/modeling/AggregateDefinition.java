@@ -4,7 +4,6 @@ import dev.lanes.api.AggregateId;
 import dev.lanes.api.MaterializedNamedAggregate;
 import dev.lanes.api.NamedAggregate;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -185,22 +184,22 @@ public final class AggregateDefinition<S> {
             return this;
         }
 
-        /** A copy of what a direct handler returned, refusing a null list or event with the command's name. */
+        /** An immutable copy of what a direct handler returned, refusing a null list or event with the command's name. */
         private static List<Object> events(
                 MaterializedNamedAggregate namedAggregate, Class<?> commandType, @Nullable List<?> events) {
             if (events == null) {
                 throw new NullPointerException(
                         "The handler of " + commandType.getName() + " on " + namedAggregate + " returned null");
             }
-            List<Object> copy = new ArrayList<>(events.size());
+            int index = 0;
             for (Object event : events) {
                 if (event == null) {
                     throw new NullPointerException("The handler of " + commandType.getName() + " on " + namedAggregate
-                            + " returned a null event at index " + copy.size());
+                            + " returned a null event at index " + index);
                 }
-                copy.add(event);
+                index++;
             }
-            return copy;
+            return List.copyOf(events); // none made when the handler returned an immutable list (List.of)
         }
 
         private Builder<S> register(Class<?> commandType, BiFunction<S, Object, Mono<List<Object>>> handler) {

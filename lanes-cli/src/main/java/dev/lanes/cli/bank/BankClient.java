@@ -2,6 +2,7 @@ package dev.lanes.cli.bank;
 
 import dev.lanes.cli.run.Latencies;
 import dev.lanes.command.CommandGateway;
+import dev.lanes.command.CommandResult;
 import dev.lanes.command.StageNotReachedException;
 import dev.lanes.command.WaitStage;
 import dev.lanes.examples.bank.AccountCommand.Deposit;
@@ -14,7 +15,8 @@ import java.util.SplittableRandom;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
-import reactor.core.publisher.Mono;
+import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
 
 /**
  * One client of the bank: sends one command at a time through the gateway and waits for its answer before the next
@@ -88,8 +90,21 @@ final class BankClient {
             this.warmingUp = warmingUp;
         }
 
-        boolean take() {
-            return !stopped && (warmingUp || remaining.getAndDecrement() > 0);
+        /** A command may be sent: a warm-up one or a counted one; or none. */
+        enum Ticket {
+            NONE,
+            WARMUP,
+            COUNTED
+        }
+
+        Ticket take() {
+            if (stopped) {
+                return Ticket.NONE;
+            }
+            if (warmingUp) {
+                return Ticket.WARMUP;
+            }
+            return remaining.getAndDecrement() > 0 ? Ticket.COUNTED : Ticket.NONE;
         }
 
         boolean warmingUp() {
@@ -162,26 +177,24 @@ final class BankClient {
     }
 
     private void next() {
-        if (!tickets.take()) {
+        Tickets.Ticket ticket = tickets.take();
+        if (ticket == Tickets.Ticket.NONE) {
             ended.run();
             return;
         }
-        Mono<Void> sending;
         try {
-            sending = sendOne();
+            sendOne(ticket == Tickets.Ticket.COUNTED);
         } catch (RuntimeException bug) {
             ended.run();
             throw bug;
         }
-        sending.subscribe(null, error -> ended.run(), () -> threads.execute(this::next));
     }
 
-    private Mono<Void> sendOne() {
+    private void sendOne(boolean measured) {
         sequence++;
         String reference = "c" + id + "." + sequence;
         String account = pickAccount();
         double kind = random.nextDouble();
-        boolean measured = !tickets.warmingUp();
         Ledger.Entry entry;
         Object command;
         if (kind < mix.deposits()) {
@@ -199,28 +212,52 @@ final class BankClient {
             entry = ledger.add(reference, Ledger.Kind.TRANSFER, account, amount, target, outcomeStage(), measured);
             command = new Withdraw(amount, TransferSaga.debitReference(reference, target));
         }
-        return send(entry, command);
+        send(entry, command);
     }
 
-    private Mono<Void> send(Ledger.Entry entry, Object command) {
+    private void send(Ledger.Entry entry, Object command) {
         Latencies.@Nullable Stage timer = entry.measured ? timers.of(entry.stage) : null; // warm-up: not recorded
-        long start = System.nanoTime();
-        return gateway.send(Bank.account(entry.account), command, entry.stage)
-                .doOnNext(result -> {
-                    if (timer != null) {
-                        timer.record(System.nanoTime() - start);
-                    }
-                    ledger.answer(entry, Ledger.Answer.OK, null);
-                })
-                .then()
-                .onErrorResume(error -> {
-                    boolean refused = error instanceof CommandRejectedException;
-                    if (refused && timer != null) {
-                        timer.record(System.nanoTime() - start);
-                    }
-                    ledger.answer(entry, answer(error, refused), error);
-                    return Mono.empty();
-                });
+        gateway.send(Bank.account(entry.account), command, entry.stage).subscribe(new Answer(entry, timer));
+    }
+
+    /** Takes one command's answer into the ledger (and its latency), then hands the next send to the clients' threads. */
+    private final class Answer implements CoreSubscriber<CommandResult> {
+        private final Ledger.Entry entry;
+        private final Latencies.@Nullable Stage timer;
+        private final long start = System.nanoTime();
+
+        Answer(Ledger.Entry entry, Latencies.@Nullable Stage timer) {
+            this.entry = entry;
+            this.timer = timer;
+        }
+
+        @Override
+        public void onSubscribe(Subscription subscription) {
+            subscription.request(Long.MAX_VALUE);
+        }
+
+        @Override
+        public void onNext(CommandResult result) {
+            if (timer != null) {
+                timer.record(System.nanoTime() - start);
+            }
+            ledger.answer(entry, Ledger.Answer.OK, null);
+        }
+
+        @Override
+        public void onError(Throwable error) {
+            boolean refused = error instanceof CommandRejectedException;
+            if (refused && timer != null) {
+                timer.record(System.nanoTime() - start);
+            }
+            ledger.answer(entry, answer(error, refused), error);
+            threads.execute(BankClient.this::next);
+        }
+
+        @Override
+        public void onComplete() {
+            threads.execute(BankClient.this::next);
+        }
     }
 
     /** A wait cut short still says whether the command is stored; anything else stored nothing. */
