@@ -2,9 +2,11 @@ package dev.lanes.processing;
 
 import dev.lanes.api.AggregateId;
 import dev.lanes.dispatch.RetryPolicy;
+import dev.lanes.internal.Immediate;
 import dev.lanes.messaging.DomainEventStream;
 import java.time.Clock;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -69,10 +71,19 @@ final class DeadLetterSequencer {
 
     private Mono<Void> attempt(AttemptedStream exchange, DomainEventStream stream) {
         int attempt = exchange.nextAttempt();
-        return deliver.apply(stream)
-                .onErrorResume(error -> retryPolicy.shouldRetry(attempt, error)
-                        ? Mono.error(error)
-                        : park(stream, error, attempt).doOnSuccess(parked -> exchange.markSetAside()));
+        Mono<Void> delivering = deliver.apply(stream);
+        if (delivering instanceof Callable<?> now) { // handled at once (see EventProcessor): no operators
+            Throwable failed = Immediate.run(now);
+            return failed == null ? Mono.empty() : failedAttempt(exchange, stream, attempt, failed);
+        }
+        return delivering.onErrorResume(error -> failedAttempt(exchange, stream, attempt, error));
+    }
+
+    /** Left to the lane to retry, or parked when the retries are spent. */
+    private Mono<Void> failedAttempt(AttemptedStream exchange, DomainEventStream stream, int attempt, Throwable error) {
+        return retryPolicy.shouldRetry(attempt, error)
+                ? Mono.error(error)
+                : park(stream, error, attempt).doOnSuccess(parked -> exchange.markSetAside());
     }
 
     private Mono<Void> park(DomainEventStream stream, Throwable error, int attempts) {

@@ -4,6 +4,7 @@ import dev.lanes.api.MaterializedNamedAggregate;
 import dev.lanes.api.NamedAggregate;
 import dev.lanes.command.CommandGateway;
 import dev.lanes.dispatch.RetryPolicy;
+import dev.lanes.internal.Immediate;
 import dev.lanes.internal.Require;
 import dev.lanes.messaging.DomainEvent;
 import dev.lanes.messaging.DomainEventStream;
@@ -14,8 +15,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
+import reactor.core.Exceptions;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
@@ -89,15 +92,55 @@ public final class EventProcessor {
      * handed to its outbox once the whole stream succeeded.
      */
     public Mono<Void> handle(DomainEventStream stream) {
-        return Mono.defer(() -> {
-            MaterializedNamedAggregate type = stream.aggregateId().materialize();
-            SagaBatch batch = new SagaBatch();
-            Mono<Void> handled = Flux.fromIterable(stream.events())
-                    .concatMap(event -> handleEvent(stream, event, type, batch))
-                    .then();
-            Saga current = saga;
-            return current == null ? handled : handled.then(Mono.fromRunnable(() -> current.sent(batch)));
-        });
+        return Mono.defer(() -> handleNow(stream));
+    }
+
+    /*
+     * handleNow runs the functions at once, when called: the lane engine calls its handler when the message's turn
+     * comes. A function whose Mono is a Callable (Mono.empty, fromRunnable, error: what most projection and saga
+     * functions return) is taken with a plain call, as the command side does; from the first one that is not, the rest
+     * of the stream goes through Reactor, in order. The outcome is the same either way. What it returns is Mono.empty()
+     * or Mono.error(..) (both Callable) when every function answered at once.
+     */
+
+    /** As {@link #handle}, running at once what answers at once (see above). */
+    Mono<Void> handleNow(DomainEventStream stream) {
+        MaterializedNamedAggregate type = stream.aggregateId().materialize();
+        SagaBatch batch = new SagaBatch();
+        List<DomainEvent> events = stream.events();
+        for (int i = 0; i < events.size(); i++) {
+            Mono<Void> handled = handleEvent(stream, events.get(i), type, batch);
+            if (!(handled instanceof Callable<?> now)) {
+                List<DomainEvent> rest = events.subList(i + 1, events.size());
+                return sent(
+                        handled.then(Flux.fromIterable(rest)
+                                .concatMap(event -> handleEvent(stream, event, type, batch))
+                                .then()),
+                        batch);
+            }
+            Throwable failed = Immediate.run(now);
+            if (failed != null) {
+                return Mono.error(failed);
+            }
+        }
+        return sent(Mono.empty(), batch);
+    }
+
+    /** For a saga, sends what the stream's functions recorded once they all succeeded. */
+    private Mono<Void> sent(Mono<Void> handled, SagaBatch batch) {
+        Saga current = saga;
+        if (current == null) {
+            return handled;
+        }
+        if (!(handled instanceof Callable<?>)) {
+            return handled.then(Mono.fromRunnable(() -> current.sent(batch)));
+        }
+        try {
+            current.sent(batch);
+            return handled;
+        } catch (RuntimeException failed) {
+            return Mono.error(failed);
+        }
     }
 
     /**
@@ -108,10 +151,10 @@ public final class EventProcessor {
         return handleMessage(Objects.requireNonNull(reply, "reply"));
     }
 
-    /** Handles a stream or, for a saga, a reply. */
+    /** Handles a stream (at once, see {@link #handleNow}) or, for a saga, a reply. */
     Mono<Void> handleMessage(Object message) {
         if (message instanceof DomainEventStream stream) {
-            return handle(stream);
+            return handleNow(stream);
         }
         Saga current = saga;
         if (current != null && message instanceof SagaReply<?> reply) {
@@ -149,10 +192,16 @@ public final class EventProcessor {
                 .toList();
     }
 
+    /** Calls the function now; what it throws comes back as the error of the returned Mono. */
     private static Mono<Void> invoke(
             Registration registration, DomainEvent event, EventContext context, SagaBatch batch) {
-        return Mono.defer(() -> Objects.requireNonNull(
-                registration.function().invoke(event.payload(), context, batch), "event function returned null"));
+        try {
+            return Objects.requireNonNull(
+                    registration.function().invoke(event.payload(), context, batch), "event function returned null");
+        } catch (Throwable failed) {
+            Exceptions.throwIfJvmFatal(failed);
+            return Mono.error(failed);
+        }
     }
 
     @Override

@@ -11,6 +11,7 @@ import dev.lanes.dispatch.MessageExchange;
 import dev.lanes.dispatch.ParkingLot;
 import dev.lanes.event.DomainEventBus;
 import dev.lanes.flow.IntakeGate;
+import dev.lanes.internal.Immediate;
 import dev.lanes.internal.route.BacklogRoute;
 import dev.lanes.lifecycle.GroupedComponent;
 import dev.lanes.lifecycle.RuntimeComponent;
@@ -21,6 +22,7 @@ import java.time.Clock;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -163,11 +165,20 @@ final class ProcessorDispatcher implements GroupedComponent {
         }
     }
 
+    /** Runs the message's functions now (the lane's turn came), then tells the projection's senders. */
     private Mono<Void> deliver(Object message) {
         Mono<Void> handling = processor.handleMessage(message);
         ProjectionListener listener = projection;
         if (listener == null || !(message instanceof DomainEventStream stream)) {
             return handling;
+        }
+        if (handling instanceof Callable<?> now) { // every function answered at once: no operators
+            Throwable failed = Immediate.run(now);
+            if (failed != null) {
+                return Mono.error(failed);
+            }
+            listener.projected(stream.commandId());
+            return Mono.empty();
         }
         return handling.then(Mono.fromRunnable(() -> listener.projected(stream.commandId())));
     }
