@@ -139,6 +139,7 @@ final class BankClient {
     private final SplittableRandom random;
     private final CommandGateway gateway;
     private final Ledger ledger;
+    private final Ledger.Book book;
     private final Timers timers;
     private final Tickets tickets;
     private final Executor threads;
@@ -162,6 +163,7 @@ final class BankClient {
         this.random = new SplittableRandom(seed * 1_000_003L + id);
         this.gateway = gateway;
         this.ledger = ledger;
+        this.book = ledger.book(id);
         this.timers = timers;
         this.tickets = tickets;
         this.threads = threads;
@@ -192,7 +194,7 @@ final class BankClient {
 
     private void sendOne(boolean measured) {
         sequence++;
-        String reference = "c" + id + "." + sequence;
+        String reference = book.nextReference();
         String account = pickAccount();
         double kind = random.nextDouble();
         Ledger.Entry entry;
@@ -200,16 +202,16 @@ final class BankClient {
         if (kind < mix.deposits()) {
             long amount = 1L + random.nextInt(100);
             WaitStage stage = random.nextDouble() < mix.sentShare() ? WaitStage.SENT : outcomeStage();
-            entry = ledger.add(reference, Ledger.Kind.DEPOSIT, account, amount, null, stage, measured);
+            entry = book.add(reference, Ledger.Kind.DEPOSIT, account, amount, null, stage, measured);
             command = new Deposit(amount, reference);
         } else if (kind < mix.deposits() + mix.withdrawals()) {
             long amount = 1L + random.nextInt(100);
-            entry = ledger.add(reference, Ledger.Kind.WITHDRAWAL, account, amount, null, outcomeStage(), measured);
+            entry = book.add(reference, Ledger.Kind.WITHDRAWAL, account, amount, null, outcomeStage(), measured);
             command = new Withdraw(amount, reference);
         } else {
             long amount = 1L + random.nextInt(200);
             String target = random.nextDouble() < mix.closedShare() ? CLOSED_ACCOUNT : pickOther(account);
-            entry = ledger.add(reference, Ledger.Kind.TRANSFER, account, amount, target, outcomeStage(), measured);
+            entry = book.add(reference, Ledger.Kind.TRANSFER, account, amount, target, outcomeStage(), measured);
             command = new Withdraw(amount, TransferSaga.debitReference(reference, target));
         }
         send(entry, command);

@@ -3,8 +3,10 @@ package dev.lanes.cli.bank;
 import dev.lanes.command.StageNotReachedException;
 import dev.lanes.command.WaitStage;
 import dev.lanes.dispatch.ExchangeRejectedException;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -72,26 +74,63 @@ final class Ledger {
         }
     }
 
-    private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
+    /** Each client's commands, by client id. */
+    private final ConcurrentHashMap<Integer, Book> books = new ConcurrentHashMap<>();
+
     private final ConcurrentHashMap<String, LongAdder> errors = new ConcurrentHashMap<>();
     private final LongAdder sent = new LongAdder();
     private final LongAdder answered = new LongAdder();
     private volatile long lastAnswerAt = System.nanoTime();
 
-    Entry add(
-            String reference,
-            Kind kind,
-            String account,
-            long amount,
-            @Nullable String target,
-            WaitStage stage,
-            boolean measured) {
-        Entry entry = new Entry(reference, kind, account, amount, target, stage, measured);
-        if (entries.putIfAbsent(reference, entry) != null) {
-            throw new IllegalStateException("reference used twice: " + reference);
+    /**
+     * One client's commands in send order, written by that client only: the {@code n}th command has the reference
+     * {@code c<client>.<n>}. Guarded by its own monitor, so the audit may read while a cut-short run still sends.
+     */
+    final class Book {
+        private final int client;
+        private final List<Entry> entries = new ArrayList<>();
+
+        private Book(int client) {
+            this.client = client;
         }
-        sent.increment();
-        return entry;
+
+        /** The next command's reference: {@code c<client>.<n>}. */
+        synchronized String nextReference() {
+            return "c" + client + "." + (entries.size() + 1);
+        }
+
+        /** Adds the command whose reference {@link #nextReference} gave. */
+        Entry add(
+                String reference,
+                Kind kind,
+                String account,
+                long amount,
+                @Nullable String target,
+                WaitStage stage,
+                boolean measured) {
+            Entry entry = new Entry(reference, kind, account, amount, target, stage, measured);
+            synchronized (this) {
+                if (!reference.equals(nextReference())) {
+                    throw new IllegalStateException("client " + client + " added " + reference + " out of order");
+                }
+                entries.add(entry);
+            }
+            sent.increment();
+            return entry;
+        }
+
+        private synchronized @Nullable Entry get(int sequence) {
+            return sequence >= 1 && sequence <= entries.size() ? entries.get(sequence - 1) : null;
+        }
+
+        private synchronized List<Entry> entries() {
+            return List.copyOf(entries);
+        }
+    }
+
+    /** Client {@code client}'s book, made on first use. */
+    Book book(int client) {
+        return books.computeIfAbsent(client, Book::new);
     }
 
     void answer(Entry entry, Answer answer, @Nullable Throwable error) {
@@ -116,12 +155,24 @@ final class Ledger {
     }
 
     Collection<Entry> entries() {
-        return entries.values();
+        List<Entry> all = new ArrayList<>();
+        books.values().forEach(book -> all.addAll(book.entries()));
+        return all;
     }
 
+    /** The command of a client reference {@code c<client>.<n>}, or {@code null} (another reference, none sent). */
     @Nullable
     Entry get(String reference) {
-        return entries.get(reference);
+        int dot = reference.indexOf('.');
+        if (!reference.startsWith("c") || dot < 2) {
+            return null;
+        }
+        try {
+            Book book = books.get(Integer.parseInt(reference.substring(1, dot)));
+            return book == null ? null : book.get(Integer.parseInt(reference.substring(dot + 1)));
+        } catch (NumberFormatException notAClient) {
+            return null;
+        }
     }
 
     Map<Answer, Long> counts() {
@@ -129,22 +180,22 @@ final class Ledger {
         for (Answer answer : Answer.values()) {
             counts.put(answer, 0L);
         }
-        entries.values().forEach(entry -> counts.merge(entry.answer, 1L, Long::sum));
+        entries().forEach(entry -> counts.merge(entry.answer, 1L, Long::sum));
         return counts;
     }
 
     long count(Answer answer) {
-        return entries.values().stream().filter(entry -> entry.answer == answer).count();
+        return entries().stream().filter(entry -> entry.answer == answer).count();
     }
 
     /** Commands sent after the warm-up. */
     long measured() {
-        return entries.values().stream().filter(entry -> entry.measured).count();
+        return entries().stream().filter(entry -> entry.measured).count();
     }
 
     /** Commands sent after the warm-up and answered {@code answer}. */
     long measured(Answer answer) {
-        return entries.values().stream()
+        return entries().stream()
                 .filter(entry -> entry.measured && entry.answer == answer)
                 .count();
     }
