@@ -196,11 +196,19 @@ public final class CompositeEventDispatcher implements GroupedComponent {
                         || (message instanceof SagaReply<?> && processor.kind() == ProcessorKind.SAGA))) {
             throw new IllegalArgumentException(name + " has no processor '" + parked.dispatcher() + "' for " + parked);
         }
-        return processor.handleMessage(message).thenReturn(true).onErrorResume(error -> {
-            parkingLot.park(new ParkedMessage(
-                    parked.dispatcher(), parked.aggregateId(), message, error, parked.attempts() + 1, Instant.now()));
-            return Mono.just(false);
-        });
+        // handleMessage runs a stream's functions when called: deferred to the subscription, as a Mono promises
+        return Mono.defer(() -> processor.handleMessage(message))
+                .thenReturn(true)
+                .onErrorResume(error -> {
+                    parkingLot.park(new ParkedMessage(
+                            parked.dispatcher(),
+                            parked.aggregateId(),
+                            message,
+                            error,
+                            parked.attempts() + 1,
+                            Instant.now()));
+                    return Mono.just(false);
+                });
     }
 
     /**

@@ -151,7 +151,10 @@ public final class EventProcessor {
         return handleMessage(Objects.requireNonNull(reply, "reply"));
     }
 
-    /** Handles a stream (at once, see {@link #handleNow}) or, for a saga, a reply. */
+    /**
+     * Handles a stream or, for a saga, a reply. A stream's functions run when this is called (see {@link #handleNow}):
+     * for a lane's handler, whose turn it is; anyone else defers the call to the subscription.
+     */
     Mono<Void> handleMessage(Object message) {
         if (message instanceof DomainEventStream stream) {
             return handleNow(stream);

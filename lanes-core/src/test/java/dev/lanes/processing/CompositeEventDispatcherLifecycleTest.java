@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.lanes.api.AggregateId;
 import dev.lanes.api.NamedAggregate;
 import dev.lanes.dispatch.MessageExchange;
+import dev.lanes.dispatch.ParkedMessage;
 import dev.lanes.event.DomainEventBus;
 import dev.lanes.internal.route.LocalExchange;
 import dev.lanes.lifecycle.RuntimeComponent;
@@ -67,6 +68,22 @@ class CompositeEventDispatcherLifecycleTest {
             builder.processor(processor(name, handled));
         }
         return builder.build();
+    }
+
+    @Test
+    void aReplayOfAParkedStreamRunsItsFunctionsOnlyWhenSubscribed() {
+        List<String> handled = new CopyOnWriteArrayList<>();
+        CompositeEventDispatcher composite = composite(handled, "first");
+        DomainEventStream stream =
+                DomainEventStream.of(CommandMessage.of(AggregateId.of(ORDER, "o-9"), "Place"), 1, List.of("placed"));
+        ParkedMessage parked = new ParkedMessage(
+                "first", stream.aggregateId(), stream, new IllegalStateException("down"), 3, java.time.Instant.now());
+
+        Mono<Boolean> replay = composite.replay(parked);
+        assertThat(handled).as("assembled, not subscribed").isEmpty();
+
+        StepVerifier.create(replay).expectNext(true).verifyComplete();
+        assertThat(handled).containsExactly("first:o-9");
     }
 
     @Test
