@@ -202,16 +202,18 @@ final class BankClient {
         if (kind < mix.deposits()) {
             long amount = 1L + random.nextInt(100);
             WaitStage stage = random.nextDouble() < mix.sentShare() ? WaitStage.SENT : outcomeStage();
-            entry = book.add(reference, Ledger.Kind.DEPOSIT, account, amount, null, stage, measured);
+            entry = book.add(new Ledger.Entry(reference, Ledger.Kind.DEPOSIT, account, amount, null, stage, measured));
             command = new Deposit(amount, reference);
         } else if (kind < mix.deposits() + mix.withdrawals()) {
             long amount = 1L + random.nextInt(100);
-            entry = book.add(reference, Ledger.Kind.WITHDRAWAL, account, amount, null, outcomeStage(), measured);
+            entry = book.add(new Ledger.Entry(
+                    reference, Ledger.Kind.WITHDRAWAL, account, amount, null, outcomeStage(), measured));
             command = new Withdraw(amount, reference);
         } else {
             long amount = 1L + random.nextInt(200);
             String target = random.nextDouble() < mix.closedShare() ? CLOSED_ACCOUNT : pickOther(account);
-            entry = book.add(reference, Ledger.Kind.TRANSFER, account, amount, target, outcomeStage(), measured);
+            entry = book.add(new Ledger.Entry(
+                    reference, Ledger.Kind.TRANSFER, account, amount, target, outcomeStage(), measured));
             command = new Withdraw(amount, TransferSaga.debitReference(reference, target));
         }
         send(entry, command);

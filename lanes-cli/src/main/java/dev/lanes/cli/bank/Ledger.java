@@ -100,18 +100,10 @@ final class Ledger {
         }
 
         /** Adds the command whose reference {@link #nextReference} gave. */
-        Entry add(
-                String reference,
-                Kind kind,
-                String account,
-                long amount,
-                @Nullable String target,
-                WaitStage stage,
-                boolean measured) {
-            Entry entry = new Entry(reference, kind, account, amount, target, stage, measured);
+        Entry add(Entry entry) {
             synchronized (this) {
-                if (!reference.equals(nextReference())) {
-                    throw new IllegalStateException("client " + client + " added " + reference + " out of order");
+                if (!entry.reference.equals(nextReference())) {
+                    throw new IllegalStateException("client " + client + " added " + entry.reference + " out of order");
                 }
                 entries.add(entry);
             }
