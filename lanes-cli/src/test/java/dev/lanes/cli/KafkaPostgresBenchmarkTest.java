@@ -56,6 +56,8 @@ class KafkaPostgresBenchmarkTest {
                     "postgres",
                     "--jdbc-url",
                     DATABASE,
+                    "--warmup",
+                    "0s", // the whole run, as in docs/benchmarks.md
                     "--messages",
                     COMMANDS,
                     "--aggregates",
