@@ -11,7 +11,6 @@ import dev.lanes.test.SequencedDeadLettersContract;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,8 +28,8 @@ class PostgresSequencedDeadLettersTest extends SequencedDeadLettersContract {
         return queue;
     }
 
-    @AfterEach
-    void closeQueues() {
+    @Override
+    protected void afterStopped() {
         opened.forEach(PostgresDeadLetterQueue::close);
     }
 

@@ -53,9 +53,15 @@ public abstract class SequencedDeadLettersContract {
     @RegisterExtension
     protected final LogCapture logs = LogCapture.standardError();
 
-    /** Parking, retrying and skipping are logged as warnings by the sequencer, never as errors. */
+    /**
+     * Stops each test's event sides, then lets the subclass close its queues ({@link #afterStopped}), then checks the
+     * log: parking, retrying and skipping are logged as warnings by the sequencer, never as errors. One method, so the
+     * order holds (JUnit runs a subclass's {@code @AfterEach} before these, and these in no promised order).
+     */
     @AfterEach
-    void onlyTheSequencersWarningsAreLogged() {
+    void stopThenOnlyTheSequencersWarningsAreLogged() {
+        started.forEach(side -> side.stopGracefully().block(TIMEOUT));
+        afterStopped();
         assertThat(logs.lines())
                 .allSatisfy(line -> assertThat(line.level() + " " + line.logger())
                         .as(line.message())
@@ -82,10 +88,11 @@ public abstract class SequencedDeadLettersContract {
     /** The queue under test; called once per event side (twice in a restart test, which must see the same letters). */
     protected abstract DeadLetterQueue createQueue();
 
-    @AfterEach
-    void stopEventSides() {
-        started.forEach(side -> side.stopGracefully().block(TIMEOUT));
-    }
+    /**
+     * After each test, once its event sides stopped (nothing polls the queue any more) and before the log is checked:
+     * close what {@link #createQueue} opened. Nothing by default.
+     */
+    protected void afterStopped() {}
 
     @Test
     void aPoisonEventParksItsAggregatesLaterEventsForThatProcessorOnlyAndARetryDeliversThemInOrder() {
