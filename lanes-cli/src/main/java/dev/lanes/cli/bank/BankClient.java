@@ -13,6 +13,7 @@ import dev.lanes.modeling.CommandRejectedException;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Subscription;
@@ -255,12 +256,21 @@ final class BankClient {
                 timer.record(System.nanoTime() - start);
             }
             ledger.answer(entry, answer(error, refused), error);
-            threads.execute(BankClient.this::next);
+            sendNext();
         }
 
         @Override
         public void onComplete() {
-            threads.execute(BankClient.this::next);
+            sendNext();
+        }
+    }
+
+    /** Hands the next send to the clients' threads; an answer that comes after they were shut down ends this client. */
+    private void sendNext() {
+        try {
+            threads.execute(this::next);
+        } catch (RejectedExecutionException shutDown) {
+            ended.run();
         }
     }
 
