@@ -41,6 +41,7 @@ final class BankClients {
             Ledger ledger,
             Latencies latencies) {
         BankClients clients = new BankClients(settings);
+        List<String> shared = List.copyOf(accounts); // each client's copy of it is this same list
         BankClient.Timers timers = new BankClient.Timers(
                 latencies.stage(WaitStage.SENT.name()),
                 latencies.stage(WaitStage.PROCESSED.name()),
@@ -49,7 +50,7 @@ final class BankClients {
             BankClient client = new BankClient(
                     id,
                     settings.workload().mix,
-                    accounts,
+                    shared,
                     settings.seed(),
                     gateway,
                     ledger,
