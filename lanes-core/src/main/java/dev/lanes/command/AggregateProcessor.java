@@ -1,6 +1,5 @@
 package dev.lanes.command;
 
-import dev.lanes.api.AggregateId;
 import dev.lanes.api.NonRecoverableException;
 import dev.lanes.dispatch.MessageExchange;
 import dev.lanes.event.DomainEventBus;
@@ -201,11 +200,7 @@ final class AggregateProcessor<S> {
             results.processed(command, next.version(), events);
             return Mono.empty();
         }
-        return publishing
-                .onErrorResume(error -> {
-                    publishFailed(stream, error);
-                    return Mono.empty();
-                })
+        return logged(publishing, stream)
                 .then(Mono.fromRunnable(() -> results.processed(command, next.version(), events)));
     }
 
@@ -230,8 +225,9 @@ final class AggregateProcessor<S> {
                 .findByRequestId(command.aggregateId(), command.requestId())
                 .flatMap(stored -> {
                     progress.stored(stored.version(), stored.payloads());
-                    Mono<Void> published =
-                            stored.commandId().equals(command.messageId()) ? publish(stored) : Mono.empty();
+                    Mono<Void> published = stored.commandId().equals(command.messageId())
+                            ? logged(eventBus.publish(stored), stored)
+                            : Mono.empty();
                     return published
                             .then(Mono.fromRunnable(
                                     () -> results.processed(command, stored.version(), stored.payloads())))
@@ -239,8 +235,9 @@ final class AggregateProcessor<S> {
                 });
     }
 
-    private Mono<Void> publish(DomainEventStream stream) {
-        return eventBus.publish(stream).onErrorResume(error -> {
+    /** A publication whose failure is logged and goes no further: the stream stays in the store either way. */
+    private static Mono<Void> logged(Mono<Void> publishing, DomainEventStream stream) {
+        return publishing.onErrorResume(error -> {
             publishFailed(stream, error);
             return Mono.empty();
         });
@@ -248,12 +245,6 @@ final class AggregateProcessor<S> {
 
     private static void publishFailed(DomainEventStream stream, Throwable error) {
         log.error("{} was appended but could not be published; it stays in the event store", stream, error);
-    }
-
-    /** The latest state: cached, or the latest snapshot plus the streams after it. */
-    Mono<AggregateState<S>> load(AggregateId aggregateId) {
-        AggregateState<S> cached = cache.get(aggregateId);
-        return cached != null ? Mono.just(cached) : loader.load(aggregateId);
     }
 
     /** Marks a failure of the user's handler or applier: the command fails, the lane is fine. */

@@ -111,33 +111,28 @@ public final class EventProcessor {
         for (int i = 0; i < events.size(); i++) {
             Mono<Void> handled = handleEvent(stream, events.get(i), type, batch);
             if (!(handled instanceof Callable<?> now)) {
-                List<DomainEvent> rest = events.subList(i + 1, events.size());
-                return sent(
-                        handled.then(Flux.fromIterable(rest)
-                                .concatMap(event -> handleEvent(stream, event, type, batch))
-                                .then()),
-                        batch);
+                Mono<Void> all = handled.then(Flux.fromIterable(events.subList(i + 1, events.size()))
+                        .concatMap(event -> handleEvent(stream, event, type, batch))
+                        .then());
+                return saga == null ? all : all.then(Mono.defer(() -> sendRecorded(batch)));
             }
             Throwable failed = Immediate.run(now);
             if (failed != null) {
                 return Mono.error(failed);
             }
         }
-        return sent(Mono.empty(), batch);
+        return sendRecorded(batch);
     }
 
-    /** For a saga, sends what the stream's functions recorded once they all succeeded. */
-    private Mono<Void> sent(Mono<Void> handled, SagaBatch batch) {
+    /** For a saga, sends what the stream's functions recorded, now that they all succeeded; at once. */
+    private Mono<Void> sendRecorded(SagaBatch batch) {
         Saga current = saga;
         if (current == null) {
-            return handled;
-        }
-        if (!(handled instanceof Callable<?>)) {
-            return handled.then(Mono.fromRunnable(() -> current.sent(batch)));
+            return Mono.empty();
         }
         try {
             current.sent(batch);
-            return handled;
+            return Mono.empty();
         } catch (RuntimeException failed) {
             return Mono.error(failed);
         }

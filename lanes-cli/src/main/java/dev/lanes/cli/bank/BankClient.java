@@ -144,7 +144,6 @@ final class BankClient {
     private final Timers timers;
     private final Tickets tickets;
     private final Executor threads;
-    private long sequence;
     private Runnable ended = () -> {};
 
     BankClient(
@@ -194,7 +193,6 @@ final class BankClient {
     }
 
     private void sendOne(boolean measured) {
-        sequence++;
         String reference = book.nextReference();
         String account = pickAccount();
         double kind = random.nextDouble();
@@ -313,6 +311,6 @@ final class BankClient {
 
     @Override
     public String toString() {
-        return "BankClient[" + id + ", sent " + sequence + "]";
+        return "BankClient[" + id + "]";
     }
 }

@@ -370,7 +370,7 @@ public final class BankRun {
     /** Until the warm-up is over, then ends it; false when the run ended or must stop first. */
     private boolean awaitWarmup(BankClients clients) {
         long end = clients.startedAt() + settings.warmup().toNanos();
-        if (!awaitUntil(clients, () -> end)) {
+        if (!awaitUntil(clients, end)) {
             return false;
         }
         if (clients.warmingUp()) {
@@ -383,14 +383,17 @@ public final class BankRun {
     /** Until the clients are done, the duration is over, a stop is requested or nothing was answered for long. */
     private void awaitLoad(BankClients clients) {
         Duration duration = settings.duration();
-        awaitUntil(clients, () -> duration == null ? Long.MAX_VALUE : clients.measuredFrom() + duration.toNanos());
+        awaitUntil(clients, duration == null ? Long.MAX_VALUE : clients.measuredFrom() + duration.toNanos());
     }
 
-    /** Waits until {@code end} (nanoTime); false when the clients were done, a stop was requested or they stalled. */
-    private boolean awaitUntil(BankClients clients, java.util.function.LongSupplier end) {
+    /**
+     * Waits until {@code end} ({@code System.nanoTime()}; {@code Long.MAX_VALUE}: until the clients are done); false
+     * when the clients were done, a stop was requested or they stalled.
+     */
+    private boolean awaitUntil(BankClients clients, long end) {
         long step = TimeUnit.MILLISECONDS.toNanos(100);
         while (true) {
-            long left = end.getAsLong() == Long.MAX_VALUE ? step : end.getAsLong() - System.nanoTime();
+            long left = end == Long.MAX_VALUE ? step : end - System.nanoTime();
             if (left <= 0) {
                 return true;
             }

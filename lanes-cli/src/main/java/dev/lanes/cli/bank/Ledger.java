@@ -84,26 +84,33 @@ final class Ledger {
 
     /**
      * One client's commands in send order, written by that client only: the {@code n}th command has the reference
-     * {@code c<client>.<n>}. Guarded by its own monitor, so the audit may read while a cut-short run still sends.
+     * {@code c<client>.<n>}, handed out by {@link #nextReference} and added before the next one is asked for. Guarded
+     * by its own monitor, so the audit may read while a cut-short run still sends.
      */
     final class Book {
         private final int client;
         private final List<Entry> entries = new ArrayList<>();
+        private int handedOut;
 
         private Book(int client) {
             this.client = client;
         }
 
-        /** The next command's reference: {@code c<client>.<n>}. */
+        /** The next command's reference, {@code c<client>.<n>}; its entry is added before another is asked for. */
         synchronized String nextReference() {
-            return "c" + client + "." + (entries.size() + 1);
+            if (handedOut != entries.size()) {
+                throw new IllegalStateException("client " + client + " never added command " + handedOut);
+            }
+            handedOut++;
+            return "c" + client + "." + handedOut;
         }
 
-        /** Adds the command whose reference {@link #nextReference} gave. */
+        /** Adds the command whose reference {@link #nextReference} handed out last. */
         Entry add(Entry entry) {
             synchronized (this) {
-                if (!entry.reference.equals(nextReference())) {
-                    throw new IllegalStateException("client " + client + " added " + entry.reference + " out of order");
+                if (handedOut != entries.size() + 1) {
+                    throw new IllegalStateException(
+                            "client " + client + " added " + entry.reference + " with no reference handed out for it");
                 }
                 entries.add(entry);
             }
