@@ -3,7 +3,6 @@ package dev.lanes.dispatch;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -150,9 +149,9 @@ final class Lane<M> extends LaneStage<M> implements Runnable {
      * meanwhile (then the producer finds it retired).
      */
     void leaveHome() {
-        AtomicReferenceArray<@Nullable Lane<M>> table = home;
-        if (table != null) {
-            table.compareAndSet(slot, this, null);
+        Home<M> at = home;
+        if (at != null) {
+            at.table().compareAndSet(at.slot(), this, null);
         }
     }
 

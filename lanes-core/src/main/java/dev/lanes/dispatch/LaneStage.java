@@ -17,16 +17,20 @@ abstract class LaneStage<M> extends LaneNode {
     private @Nullable Envelope<M> stagedLast;
     private int staged;
 
-    /** {@link KeyedLanes} only: the table slot that holds this lane, which its owner clears when it retires. */
+    /**
+     * {@link KeyedLanes} only: the table slot that holds this lane, which its owner clears when it retires. One
+     * immutable pair, written by the producer when it places or moves the lane and read by the owner without a lock: two
+     * fields could be read torn (a moved lane's new, smaller table with its old slot).
+     */
     @Nullable
-    AtomicReferenceArray<@Nullable Lane<M>> home;
+    Home<M> home;
 
-    int slot;
+    /** A table and the slot in it. */
+    record Home<M>(AtomicReferenceArray<@Nullable Lane<M>> table, int slot) {}
 
     /** Producer only: where this lane sits in a {@link KeyedLanes} table. */
     final void home(AtomicReferenceArray<@Nullable Lane<M>> table, int index) {
-        home = table;
-        slot = index;
+        home = new Home<>(table, index);
     }
 
     /**
