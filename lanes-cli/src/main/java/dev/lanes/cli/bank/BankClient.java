@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Subscription;
@@ -21,8 +22,14 @@ import reactor.core.CoreSubscriber;
 
 /**
  * One client of the bank: sends one command at a time through the gateway and waits for its answer before the next
- * (a closed loop), on the clients' threads: each answer hands the next send back to them. Each command carries a unique reference {@code c<client>.<n>} so the
- * audit can find it in the store.
+ * (a closed loop). Each command carries a unique reference {@code c<client>.<n>} so the audit can find it in the store.
+ *
+ * <p>Threads: the first send runs on the clients' threads. After a command succeeded, the next is sent on the thread
+ * that answered, as a Reactor chain ({@code concatMap}) would, when the client {@linkplain Continuation#INLINE continues
+ * inline}: on the in-memory buses, where a send never blocks. A send that answers before it returns (an error at
+ * once, say) does not nest: the loop that is sending sends the next one. After a failure, and always with {@link
+ * Continuation#HAND_OFF}, the next send is handed to the clients' threads, so that a client refused at once (an
+ * overloaded bus) does not spin on the thread that refused it.
  */
 final class BankClient {
     /** The account every transfer targets that the saga must refund: it is closed. */
@@ -122,6 +129,14 @@ final class BankClient {
         }
     }
 
+    /** Where a client sends its next command after a success. */
+    enum Continuation {
+        /** On the thread that answered: for buses whose send never blocks. */
+        INLINE,
+        /** On the clients' threads. */
+        HAND_OFF
+    }
+
     /** Where a client's latencies go, per wait stage. */
     record Timers(Latencies.Stage sent, Latencies.Stage processed, Latencies.Stage projected) {
         Latencies.Stage of(WaitStage stage) {
@@ -144,6 +159,10 @@ final class BankClient {
     private final Timers timers;
     private final Tickets tickets;
     private final Executor threads;
+    private final Continuation continuation;
+    /** Answers to follow up inline; the thread that takes it from 0 sends until it is back to 0. */
+    private final AtomicInteger inlineSends = new AtomicInteger();
+
     private Runnable ended = () -> {};
 
     BankClient(
@@ -155,7 +174,8 @@ final class BankClient {
             Ledger ledger,
             Timers timers,
             Tickets tickets,
-            Executor threads) {
+            Executor threads,
+            Continuation continuation) {
         this.id = id;
         this.mix = mix;
         this.accounts = List.copyOf(accounts);
@@ -167,6 +187,7 @@ final class BankClient {
         this.timers = timers;
         this.tickets = tickets;
         this.threads = threads;
+        this.continuation = continuation;
     }
 
     /**
@@ -254,17 +275,31 @@ final class BankClient {
                 timer.record(System.nanoTime() - start);
             }
             ledger.answer(entry, answer(error, refused), error);
-            sendNext();
+            handOffNext();
         }
 
         @Override
         public void onComplete() {
-            sendNext();
+            if (continuation == Continuation.INLINE) {
+                sendNextInline();
+            } else {
+                handOffNext();
+            }
         }
     }
 
+    /** Sends the next command on this thread, unless a send of this client is on the stack: then that loop does. */
+    private void sendNextInline() {
+        if (inlineSends.getAndIncrement() != 0) {
+            return;
+        }
+        do {
+            next();
+        } while (inlineSends.decrementAndGet() != 0);
+    }
+
     /** Hands the next send to the clients' threads; an answer that comes after they were shut down ends this client. */
-    private void sendNext() {
+    private void handOffNext() {
         try {
             threads.execute(this::next);
         } catch (RejectedExecutionException shutDown) {

@@ -14,7 +14,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The clients of a bank run, each its own loop (a {@code flatMap} over tens of thousands of clients scans them all
  * whenever one ends), sharing the tickets and a pool of one daemon thread per CPU. The pool is a {@link ForkJoinPool}:
- * an answer hands its client's next send to it without a lock, and wakes a thread only when one is idle.
+ * it runs each client's first send, and every send handed to it (after a failure; on Kafka, after every answer) without
+ * a lock, waking a thread only when one is idle. On the in-memory buses a client sends after a success on the thread
+ * that answered (see {@link BankClient}).
  */
 final class BankClients {
     private final ForkJoinPool threads =
@@ -42,6 +44,9 @@ final class BankClients {
             Latencies latencies) {
         BankClients clients = new BankClients(settings);
         List<String> shared = List.copyOf(accounts); // each client's copy of it is this same list
+        BankClient.Continuation continuation = settings.buses().sendsWithoutBlocking()
+                ? BankClient.Continuation.INLINE
+                : BankClient.Continuation.HAND_OFF;
         BankClient.Timers timers = new BankClient.Timers(
                 latencies.stage(WaitStage.SENT.name()),
                 latencies.stage(WaitStage.PROCESSED.name()),
@@ -56,7 +61,8 @@ final class BankClients {
                     ledger,
                     timers,
                     clients.tickets,
-                    clients.threads);
+                    clients.threads,
+                    continuation);
             client.start(clients::ended);
         }
         return clients;

@@ -48,6 +48,14 @@ public record Buses(
                 options);
     }
 
+    /**
+     * Whether a send on these buses returns without blocking: the in-memory bus's does; a Kafka producer's may wait for
+     * room in its buffer or for metadata.
+     */
+    boolean sendsWithoutBlocking() {
+        return kafka == null;
+    }
+
     /** A new connection for instance {@code index} (0-based), or null for the in-memory buses. */
     @Nullable
     KafkaBuses connect(int index) {
