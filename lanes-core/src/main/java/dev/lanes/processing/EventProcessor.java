@@ -46,7 +46,7 @@ public final class EventProcessor {
     /** How one registered function is called; a saga's gets the batch its sends are recorded in. */
     @FunctionalInterface
     private interface Invocation {
-        Mono<Void> invoke(Object event, EventContext context, SagaBatch batch);
+        Mono<Void> invoke(Object event, EventContext context, @Nullable SagaBatch batch);
     }
 
     private record Registration(Class<?> eventType, Invocation function) {}
@@ -106,7 +106,7 @@ public final class EventProcessor {
     /** As {@link #handle}, running at once what answers at once (see above). */
     Mono<Void> handleNow(DomainEventStream stream) {
         MaterializedNamedAggregate type = stream.aggregateId().materialize();
-        SagaBatch batch = new SagaBatch();
+        SagaBatch batch = saga == null ? null : new SagaBatch(); // only a saga's functions record sends
         List<DomainEvent> events = stream.events();
         for (int i = 0; i < events.size(); i++) {
             Mono<Void> handled = handleEvent(stream, events.get(i), type, batch);
@@ -125,9 +125,9 @@ public final class EventProcessor {
     }
 
     /** For a saga, sends what the stream's functions recorded, now that they all succeeded; at once. */
-    private Mono<Void> sendRecorded(SagaBatch batch) {
+    private Mono<Void> sendRecorded(@Nullable SagaBatch batch) {
         Saga current = saga;
-        if (current == null) {
+        if (current == null || batch == null) {
             return Mono.empty();
         }
         try {
@@ -143,12 +143,13 @@ public final class EventProcessor {
      * concurrently; then what they recorded is sent). Errors with {@link IllegalArgumentException} for other processors.
      */
     public Mono<Void> handle(SagaReply<?> reply) {
-        return handleMessage(Objects.requireNonNull(reply, "reply"));
+        Objects.requireNonNull(reply, "reply");
+        return Mono.defer(() -> handleMessage(reply));
     }
 
     /**
-     * Handles a stream or, for a saga, a reply. A stream's functions run when this is called (see {@link #handleNow}):
-     * for a lane's handler, whose turn it is; anyone else defers the call to the subscription.
+     * Handles a stream or, for a saga, a reply. Its functions run when this is called (see {@link #handleNow}): for a
+     * lane's handler, whose turn it is; anyone else defers the call to the subscription.
      */
     Mono<Void> handleMessage(Object message) {
         if (message instanceof DomainEventStream stream) {
@@ -156,7 +157,7 @@ public final class EventProcessor {
         }
         Saga current = saga;
         if (current != null && message instanceof SagaReply<?> reply) {
-            return current.handle(reply);
+            return current.handleNow(reply);
         }
         return Mono.error(new IllegalArgumentException(this + " cannot handle " + message));
     }
@@ -169,7 +170,7 @@ public final class EventProcessor {
     }
 
     private Mono<Void> handleEvent(
-            DomainEventStream stream, DomainEvent event, MaterializedNamedAggregate type, SagaBatch batch) {
+            DomainEventStream stream, DomainEvent event, MaterializedNamedAggregate type, @Nullable SagaBatch batch) {
         List<Registration> functions =
                 resolved.computeIfAbsent(new ResolvedKey(type, event.payload().getClass()), this::matching);
         if (functions.isEmpty()) {
@@ -192,7 +193,7 @@ public final class EventProcessor {
 
     /** Calls the function now; what it throws comes back as the error of the returned Mono. */
     private static Mono<Void> invoke(
-            Registration registration, DomainEvent event, EventContext context, SagaBatch batch) {
+            Registration registration, DomainEvent event, EventContext context, @Nullable SagaBatch batch) {
         try {
             return Objects.requireNonNull(
                     registration.function().invoke(event.payload(), context, batch), "event function returned null");
@@ -283,7 +284,12 @@ public final class EventProcessor {
                     namedAggregate,
                     eventType,
                     (event, context, batch) -> saga.handle(
-                            event, new SagaContext(context, name, "saga:" + name + ":" + context.eventKey(), batch)));
+                            event,
+                            new SagaContext(
+                                    context,
+                                    name,
+                                    "saga:" + name + ":" + context.eventKey(),
+                                    Objects.requireNonNull(batch, "batch"))));
             return this;
         }
 

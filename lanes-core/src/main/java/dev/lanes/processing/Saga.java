@@ -1,9 +1,14 @@
 package dev.lanes.processing;
 
+import dev.lanes.internal.Immediate;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import reactor.core.Exceptions;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -14,6 +19,8 @@ final class Saga {
     private final String name;
     private final SagaOutbox outbox;
     private final List<ReplyRegistration> replies;
+    /** The reply functions of each command class seen, resolved once. */
+    private final Map<Class<?>, List<ReplyRegistration>> repliesTo = new ConcurrentHashMap<>();
 
     /** A reply function for one command type (and its subtypes). */
     record ReplyRegistration(Class<?> commandType, SagaReplyFunction<Object> function) {
@@ -40,29 +47,59 @@ final class Saga {
         outbox.send(batch.close());
     }
 
-    /** Runs every reply function of the command's type, concurrently; then sends what they recorded. */
+    /**
+     * Runs every reply function of the command's type, concurrently, when called (its lane's turn); then sends what
+     * they recorded. A single function whose Mono answers at once (a Callable: empty, fromRunnable, error) is taken
+     * with a plain call, as the functions of a stream are; the outcome is the same either way.
+     */
     @SuppressWarnings("unchecked")
-    Mono<Void> handle(SagaReply<?> reply) {
-        return Mono.defer(() -> {
-            List<ReplyRegistration> functions = replies.stream()
-                    .filter(registration -> registration.commandType().isInstance(reply.command()))
-                    .toList();
-            if (functions.isEmpty()) {
-                if (!reply.succeeded()) {
-                    log.warn("Saga {} has no reply function for {}", name, reply);
-                }
-                return Mono.empty();
+    Mono<Void> handleNow(SagaReply<?> reply) {
+        List<ReplyRegistration> functions =
+                repliesTo.computeIfAbsent(reply.command().getClass(), this::matching);
+        if (functions.isEmpty()) {
+            if (!reply.succeeded()) {
+                log.warn("Saga {} has no reply function for {}", name, reply);
             }
-            SagaBatch batch = new SagaBatch();
-            SagaContext context = new SagaContext(reply.cause(), name, reply.requestId(), batch);
-            SagaReply<Object> typed = (SagaReply<Object>) reply;
-            return Flux.fromIterable(functions)
-                    .flatMapDelayError(
-                            registration -> Mono.defer(() -> Objects.requireNonNull(
-                                    registration.function().handle(typed, context), "reply function returned null")),
-                            functions.size(),
-                            1)
-                    .then(Mono.fromRunnable(() -> sent(batch)));
-        });
+            return Mono.empty();
+        }
+        SagaBatch batch = new SagaBatch();
+        SagaContext context = new SagaContext(reply.cause(), name, reply.requestId(), batch);
+        SagaReply<Object> typed = (SagaReply<Object>) reply;
+        if (functions.size() == 1) {
+            Mono<Void> handled = invoke(functions.get(0), typed, context);
+            if (!(handled instanceof Callable<?> now)) {
+                return handled.then(Mono.fromRunnable(() -> sent(batch)));
+            }
+            Throwable failed = Immediate.run(now);
+            if (failed != null) {
+                return Mono.error(failed);
+            }
+            try {
+                sent(batch);
+                return Mono.empty();
+            } catch (RuntimeException notSent) {
+                return Mono.error(notSent);
+            }
+        }
+        return Flux.fromIterable(functions)
+                .flatMapDelayError(registration -> invoke(registration, typed, context), functions.size(), 1)
+                .then(Mono.fromRunnable(() -> sent(batch)));
+    }
+
+    private List<ReplyRegistration> matching(Class<?> commandClass) {
+        return replies.stream()
+                .filter(registration -> registration.commandType().isAssignableFrom(commandClass))
+                .toList();
+    }
+
+    /** Calls the function now; what it throws comes back as the error of the returned Mono. */
+    private static Mono<Void> invoke(ReplyRegistration registration, SagaReply<Object> reply, SagaContext context) {
+        try {
+            return Objects.requireNonNull(
+                    registration.function().handle(reply, context), "reply function returned null");
+        } catch (Throwable failed) {
+            Exceptions.throwIfJvmFatal(failed);
+            return Mono.error(failed);
+        }
     }
 }

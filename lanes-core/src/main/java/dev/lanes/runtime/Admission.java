@@ -162,13 +162,12 @@ final class Admission implements RuntimeContext {
         }
     }
 
-    private final class Lease implements ActivityLease {
-        private final java.util.concurrent.atomic.AtomicBoolean closedLease =
-                new java.util.concurrent.atomic.AtomicBoolean();
-
+    /** Closed once: true once closed (one object per lease, on the hot path: the flag is the lease itself). */
+    @SuppressWarnings("serial") // never serialized
+    private final class Lease extends AtomicBoolean implements ActivityLease {
         @Override
         public void close() {
-            if (closedLease.compareAndSet(false, true)) {
+            if (compareAndSet(false, true)) {
                 release();
             }
         }

@@ -26,6 +26,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
+import reactor.test.StepVerifier;
 import reactor.test.scheduler.VirtualTimeScheduler;
 
 /** A saga records commands and lets go of its lane; outcomes come back as replies in the lane of the causing aggregate. */
@@ -68,6 +69,73 @@ class SagaTest {
                     }
                     return Mono.empty();
                 });
+    }
+
+    /** A saga with an event function that sends nothing; replies are what these tests hand it. */
+    private EventProcessor.SagaBuilder placingNothing() {
+        return EventProcessor.saga("Reservations", gateway).on(ORDER, Placed.class, (placed, saga) -> Mono.empty());
+    }
+
+    private static SagaReply<Reserve> refused(String order, String item) {
+        DomainEventStream placed = DomainEventStream.of(
+                CommandMessage.of(AggregateId.of(ORDER, order), "Place"), 1, List.of(new Placed(item)));
+        return new SagaReply<>(
+                new Reserve(item),
+                AggregateId.of(STOCK, item),
+                "saga:Reservations:" + order + ":1:1:0",
+                new EventContext(placed, placed.events().get(0)),
+                null,
+                new IllegalStateException("out of stock"));
+    }
+
+    @Test
+    void aReplyRunsEveryReplyFunctionOfItsCommandsTypeWhenSubscribedAndNoOther() {
+        EventProcessor saga = placingNothing()
+                .onReply(Reserve.class, (reply, context) -> Mono.fromRunnable(() -> log.add("reserve")))
+                .onReply(Object.class, (reply, context) -> {
+                    log.add("any");
+                    return Mono.empty();
+                })
+                .onReply(Release.class, (reply, context) -> Mono.fromRunnable(() -> log.add("release")))
+                .build();
+
+        Mono<Void> handling = saga.handle(refused("o-1", "apple"));
+
+        assertThat(log).as("nothing runs before the subscription").isEmpty();
+        StepVerifier.create(handling).expectComplete().verify(TIMEOUT);
+        assertThat(log).containsExactlyInAnyOrder("reserve", "any");
+    }
+
+    @Test
+    void aReplyFunctionThatThrowsFailsTheReplyAndWhatItRecordedIsNeverSent() {
+        IllegalStateException broken = new IllegalStateException("reply function broke");
+        EventProcessor saga = placingNothing()
+                .onReply(Reserve.class, (reply, context) -> {
+                    context.send(reply.target(), new Release(reply.command().item()));
+                    throw broken;
+                })
+                .build();
+
+        StepVerifier.create(saga.handle(refused("o-1", "apple")))
+                .expectErrorSatisfies(error -> assertThat(error).isSameAs(broken))
+                .verify(TIMEOUT);
+        assertThat(gateway.sent).isEmpty();
+    }
+
+    @Test
+    void aReplyFunctionThatAnswersLaterFailsTheReplyWithItsErrorAndWhatItRecordedIsNeverSent() {
+        IllegalStateException broken = new IllegalStateException("reply function failed later");
+        EventProcessor saga = placingNothing()
+                .onReply(Reserve.class, (reply, context) -> {
+                    context.send(reply.target(), new Release(reply.command().item()));
+                    return Mono.delay(Duration.ofMillis(5)).then(Mono.error(broken));
+                })
+                .build();
+
+        StepVerifier.create(saga.handle(refused("o-1", "apple")))
+                .expectErrorSatisfies(error -> assertThat(error).isSameAs(broken))
+                .verify(TIMEOUT);
+        assertThat(gateway.sent).isEmpty();
     }
 
     private void start(EventProcessor saga) {
