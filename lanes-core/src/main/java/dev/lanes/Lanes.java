@@ -94,6 +94,12 @@ public final class Lanes implements GracefullyStoppable {
     /** The name of the event dispatcher, and the prefix of its threads ({@code EventDispatcher-<aggregate>-<n>}). */
     public static final String EVENT_DISPATCHER = "EventDispatcher";
 
+    /**
+     * With {@link Builder#sharedWorkers}: the name of the component that owns the shared pool, and the prefix of its
+     * threads ({@code Workers-shared-<n>}).
+     */
+    public static final String SHARED_WORKERS = "Workers";
+
     private final LanesRuntime runtime;
     private final CommandGateway gateway;
     private final CommandResults results;
@@ -236,6 +242,7 @@ public final class Lanes implements GracefullyStoppable {
         private LaneSettings commandSettings = CommandDispatcher.DEFAULT_SETTINGS;
         private LaneSettings eventSettings = LaneSettings.DEFAULT;
         private Function<String, AggregateSchedulerSupplier> schedulers = AggregateSchedulers::perType;
+        private int sharedWorkers; // 0: each dispatcher its own supplier, from schedulers
         private DispatcherMetrics metrics = DispatcherMetrics.NONE;
         private @Nullable ParkingLot commandParkingLot;
         private @Nullable ParkingLot eventParkingLot;
@@ -368,6 +375,29 @@ public final class Lanes implements GracefullyStoppable {
          */
         public Builder schedulers(Function<String, AggregateSchedulerSupplier> perDispatcher) {
             this.schedulers = Objects.requireNonNull(perDispatcher, "schedulers");
+            this.sharedWorkers = 0;
+            return this;
+        }
+
+        /**
+         * Runs the lanes of every dispatcher on one pool of {@code workers} threads, named {@value
+         * #SHARED_WORKERS}{@code -shared-<n>}, instead of a pool per dispatcher and aggregate type: on few cores, fewer
+         * threads to put to sleep and wake, as a command's lane hands its events to the same workers. Each aggregate type
+         * still has its own scheduler per dispatcher and each lane still runs one message at a time; only the threads are
+         * shared. The runtime owns the pool: it is the first component (named {@value #SHARED_WORKERS}), so it stops
+         * after every dispatcher has drained or been forced.
+         *
+         * <p>The price of sharing: a handler that holds a worker long (a slow projection) holds it from the command lanes
+         * too. Keep the default (each dispatcher its own workers) where one side must never wait for the other. Replaces
+         * {@link #schedulers}; a later call of {@link #schedulers} replaces this.
+         *
+         * @throws IllegalArgumentException naming the value if {@code workers <= 0}
+         */
+        public Builder sharedWorkers(int workers) {
+            if (workers <= 0) {
+                throw new IllegalArgumentException("sharedWorkers must be positive: " + workers);
+            }
+            this.sharedWorkers = workers;
             return this;
         }
 
@@ -469,8 +499,12 @@ public final class Lanes implements GracefullyStoppable {
             DomainEventBus bus = eventBus != null ? eventBus : DomainEventBuses.inMemory();
             CommandGateway gateway = CommandGateways.create(commandBus, store, results);
             List<EventProcessor> made = processors(gateway, eventBus == null);
-            AggregateSchedulerSupplier commandSchedulers = supplier(COMMAND_DISPATCHER);
-            @Nullable AggregateSchedulerSupplier eventSchedulers = made.isEmpty() ? null : supplier(EVENT_DISPATCHER);
+            @Nullable
+            AggregateSchedulerSupplier shared =
+                    sharedWorkers > 0 ? AggregateSchedulers.sharedPool(SHARED_WORKERS, sharedWorkers) : null;
+            AggregateSchedulerSupplier commandSchedulers = supplier(COMMAND_DISPATCHER, shared);
+            @Nullable
+            AggregateSchedulerSupplier eventSchedulers = made.isEmpty() ? null : supplier(EVENT_DISPATCHER, shared);
             if (commandSchedulers == eventSchedulers) {
                 commandSchedulers.forceStop();
                 throw new IllegalArgumentException("schedulers(...) returned one supplier for " + COMMAND_DISPATCHER
@@ -481,7 +515,11 @@ public final class Lanes implements GracefullyStoppable {
             @Nullable
             CompositeEventDispatcher events =
                     eventSchedulers == null ? null : eventDispatcher(bus, results, made, eventSchedulers);
-            List<RuntimeComponent> ordered = new ArrayList<>(components);
+            List<RuntimeComponent> ordered = new ArrayList<>();
+            if (shared != null) {
+                ordered.add(new SharedWorkers(SHARED_WORKERS, shared)); // first: stopped last
+            }
+            ordered.addAll(components);
             ordered.add(commands);
             if (events != null) {
                 ordered.add(events);
@@ -536,7 +574,11 @@ public final class Lanes implements GracefullyStoppable {
             return String.join(", ", names);
         }
 
-        private AggregateSchedulerSupplier supplier(String dispatcher) {
+        /** A view of the shared pool when there is one, or the dispatcher's own supplier. */
+        private AggregateSchedulerSupplier supplier(String dispatcher, @Nullable AggregateSchedulerSupplier shared) {
+            if (shared != null) {
+                return AggregateSchedulers.borrowed(shared);
+            }
             return Objects.requireNonNull(
                     schedulers.apply(dispatcher), () -> "schedulers(...) returned null for " + dispatcher);
         }

@@ -308,6 +308,48 @@ class LanesTest {
         }
 
         @Test
+        void withSharedWorkersBothDispatchersRunOnOnePoolThatTheRuntimeStopsAfterThem() {
+            Map<String, String> threads = new ConcurrentHashMap<>();
+            AggregateDefinition<Integer> invoices = AggregateDefinition.<Integer>builder(INVOICE, id -> 0)
+                    .handle(Issue.class, (items, issue) -> {
+                        threads.put("command", Thread.currentThread().getName());
+                        return List.of(new Issued(issue.items()));
+                    })
+                    .apply(Issued.class, (items, issued) -> issued.items())
+                    .build();
+            EventProcessor watcher = EventProcessor.builder("Watcher", ProcessorKind.HANDLER)
+                    .on(
+                            INVOICE,
+                            Issued.class,
+                            (issued, context) -> Mono.fromRunnable(() ->
+                                    threads.put("event", Thread.currentThread().getName())))
+                    .build();
+            Lanes lanes = Lanes.builder()
+                    .aggregate(invoices)
+                    .processor(watcher)
+                    .sharedWorkers(1)
+                    .build()
+                    .start();
+            lanes.gateway()
+                    .send(AggregateId.of(INVOICE, "i-1"), new Issue(3), WaitStage.PROJECTED)
+                    .block(TIMEOUT);
+
+            ShutdownReport report = lanes.runtime().shutdown().block(TIMEOUT);
+
+            assertThat(threads.get("command")).isEqualTo("Workers-shared-1");
+            assertThat(threads.get("event")).isEqualTo("Workers-shared-1");
+            assertThat(report.graceful()).as(report.toString()).isTrue();
+            assertThat(report.components())
+                    .extracting(ComponentReport::name)
+                    .as("the pool first, so the runtime, stopping in reverse order, stops it last")
+                    .containsExactly("Workers", "CommandDispatcher", "EventDispatcher");
+            assertThat(report.components())
+                    .allMatch(component -> component.outcome() == ComponentReport.Outcome.DRAINED);
+            assertThat(Thread.getAllStackTraces().keySet())
+                    .noneMatch(thread -> thread.getName().startsWith("Workers-shared-") && thread.isAlive());
+        }
+
+        @Test
         void aSecondStartIsRefusedNamingTheState() {
             try (Lanes lanes = Lanes.builder().aggregate(cart()).build().start()) {
                 assertThatIllegalStateException()
@@ -320,6 +362,13 @@ class LanesTest {
 
     @Nested
     class Validation {
+
+        @Test
+        void sharedWorkersOutOfRangeAreRefusedNamingTheValue() {
+            assertThatIllegalArgumentException()
+                    .isThrownBy(() -> Lanes.builder().sharedWorkers(0))
+                    .withMessage("sharedWorkers must be positive: 0");
+        }
 
         @Test
         void withoutAnAggregateBuildIsRefused() {

@@ -250,7 +250,11 @@ public final class BankRun {
                 OPENING_BALANCE,
                 settings.clients(),
                 settings.amount());
-        String wiring = "; " + settings.buses().description()
+        String workers = settings.buses().kafka() == null
+                ? String.format(
+                        Locale.ROOT, " (the dispatchers share one pool of %d workers)", BankWiring.SHARED_WORKERS)
+                : "";
+        String wiring = "; " + settings.buses().description() + workers
                 + (settings.workload().eventSide
                         ? "; processors: BalanceProjection, TransferSaga, Snapshotter (every 10 versions), OrderAudit"
                         : "; no event processors");

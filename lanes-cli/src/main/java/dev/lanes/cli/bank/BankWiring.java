@@ -34,10 +34,18 @@ import reactor.core.publisher.Mono;
  * The bank wired by {@link Lanes#builder()}, as one or more instances over the given event and snapshot stores: on the
  * in-memory buses one instance; on Kafka each instance has its own connection, command dispatcher and event
  * processors, and the instances share the topics (each consumer group spreads its partitions over them), the store,
- * the read models (balance projection, order audit) and the metrics. Optionally the event side (balance projection,
+ * the read models (balance projection, order audit) and the metrics; on the in-memory buses the dispatchers share one
+ * pool of workers. Optionally the event side (balance projection,
  * transfer saga, snapshotter every 10 versions, order audit); every dispatcher bound to {@link RecordingMetrics}.
  */
 final class BankWiring {
+    /**
+     * On the in-memory buses, the workers every dispatcher shares ({@link Lanes.Builder#sharedWorkers}): one per CPU.
+     * With a pool per dispatcher, the command lanes and the event lanes each kept a worker per CPU, twice the cores,
+     * and spent a share of the CPU putting each other's workers to sleep and waking them.
+     */
+    static final int SHARED_WORKERS = Runtime.getRuntime().availableProcessors();
+
     /** How long the runtime waits, once stopping, for no activity before it closes admission (saga tails). */
     static final Duration QUIET_PERIOD = Duration.ofMillis(200);
 
@@ -81,7 +89,8 @@ final class BankWiring {
                 .shutdownTimeout(shutdownTimeout)
                 .quietPeriod(Shutdowns.quietPeriod(QUIET_PERIOD, shutdownTimeout));
         if (kafka == null) {
-            builder.commandBusCapacity(16_384)
+            builder.sharedWorkers(SHARED_WORKERS)
+                    .commandBusCapacity(16_384)
                     .commandSettings(CommandDispatcher.DEFAULT_SETTINGS.withStrategy(strategy))
                     .eventBus(DomainEventBuses.inMemory(eventFlow.busBudget()));
         } else {
