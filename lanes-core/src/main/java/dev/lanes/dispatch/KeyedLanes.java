@@ -12,7 +12,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>Memory.</b> Retired lanes leave the table at once; the producer drops the keys of empty slots when it
  * rebuilds the table, which it does when three quarters of the slots hold a key, sizing the new table at four times the
- * live lanes. So the table follows what is queued, not how many ids were ever seen.
+ * live lanes but no smaller than {@value #REBUILT_CAPACITY} slots (48 KB). So the table follows what is queued, not how
+ * many ids were ever seen; and ids that recur (a thousand accounts in turn) keep their keys between their lanes, so
+ * placing a lane for them needs no rebuild and few probes. A table that never fills stays at its first {@value
+ * #MIN_CAPACITY} slots.
  *
  * <p><b>Readers.</b> {@link #forEach} (stats, force stop) reads the current table's lanes with volatile reads. A lane
  * is put in its slot with a volatile write before anything is offered to it, so a force stop that misses it is seen by
@@ -20,9 +23,11 @@ import org.jspecify.annotations.Nullable;
  */
 final class KeyedLanes<M> extends LaneRegistry<M> {
     private static final int MIN_CAPACITY = 64;
+    private static final int REBUILT_CAPACITY = 4_096;
 
     private final Lane.LaneRunner<M> runner;
     private volatile Table<M> table = new Table<>(MIN_CAPACITY);
+    private int rebuilds; // the producer's only
 
     KeyedLanes(Lane.LaneRunner<M> runner) {
         this.runner = runner;
@@ -79,6 +84,11 @@ final class KeyedLanes<M> extends LaneRegistry<M> {
         return table.capacity();
     }
 
+    /** How often the producer rebuilt the table (for tests); read by the producer's thread. */
+    int rebuilds() {
+        return rebuilds;
+    }
+
     private Lane<M> place(Table<M> home, int slot, String key) {
         Lane<M> lane = new Lane<>(key, runner);
         lane.home(home.lanes, slot);
@@ -93,7 +103,7 @@ final class KeyedLanes<M> extends LaneRegistry<M> {
             Lane<M> lane = old.lanes.get(i);
             live += lane != null && !lane.isRetired() ? 1 : 0;
         }
-        Table<M> fresh = new Table<>(Math.max(MIN_CAPACITY, Integer.highestOneBit(Math.max(1, live) * 4 - 1) << 1));
+        Table<M> fresh = new Table<>(Math.max(REBUILT_CAPACITY, Integer.highestOneBit(Math.max(1, live) * 4 - 1) << 1));
         for (int i = 0; i < old.capacity(); i++) {
             Lane<M> lane = old.lanes.get(i);
             String key = old.keys[i];
@@ -104,6 +114,7 @@ final class KeyedLanes<M> extends LaneRegistry<M> {
             }
         }
         table = fresh;
+        rebuilds++;
         return fresh;
     }
 

@@ -62,7 +62,24 @@ class KeyedLanesTest {
         for (int i = 0; i < 1_000_000; i++) {
             lanes.complete(laneOf("id-" + i));
         }
-        assertThat(lanes.capacity()).isLessThanOrEqualTo(256);
+        assertThat(lanes.capacity()).isLessThanOrEqualTo(4_096);
+        assertThat(all()).isEmpty();
+    }
+
+    @Test
+    void idsThatRecurKeepTheirKeysSoTheirLanesArePlacedWithoutRebuildingTheTable() {
+        for (int i = 0; i < 1_000; i++) {
+            lanes.complete(laneOf("account-" + i));
+        }
+        int rebuildsWhileSeeingThemFirst = lanes.rebuilds();
+
+        for (int round = 0; round < 100; round++) {
+            for (int i = 0; i < 1_000; i++) {
+                lanes.complete(laneOf("account-" + i));
+            }
+        }
+
+        assertThat(lanes.rebuilds()).isEqualTo(rebuildsWhileSeeingThemFirst);
         assertThat(all()).isEmpty();
     }
 
