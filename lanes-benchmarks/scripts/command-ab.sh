@@ -5,8 +5,8 @@
 # Usage: command-ab.sh BEFORE_JAR AFTER_JAR [RUNS]
 #   bench --scenario command with its defaults (5 s warm-up, 300,000 counted), RUNS times each (default 7);
 #   the whole run without warm-up (--messages 300000 --warmup 0s), 5 times each;
-#   demo with its defaults (10 s), 3 times each; then AFTER_JAR only: demo --warmup 10s and the overload demo
-#   (--clients 30000 --duration 10s), 3 times each.
+#   demo with its defaults (10 s), 3 times each; demo --warmup 10s, 3 times each (AFTER_JAR only with OLD_CLI=1);
+#   then AFTER_JAR only: the overload demo (--clients 30000 --duration 10s), 3 times.
 # A jar built before --warmup existed takes no --warmup option: pass OLD_CLI=1 to leave it out for BEFORE_JAR.
 set -euo pipefail
 if [ $# -lt 2 ]; then
@@ -46,6 +46,9 @@ for _ in 1 2 3; do
 done
 echo "== demo --warmup 10s"
 for _ in 1 2 3; do
+  if [ "${OLD_CLI:-0}" != 1 ]; then
+    row before "$(run "$before" demo --warmup 10s)"
+  fi
   row after "$(run "$after" demo --warmup 10s)"
 done
 echo "== demo --clients 30000 --duration 10s"
