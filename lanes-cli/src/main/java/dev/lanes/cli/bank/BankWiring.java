@@ -35,8 +35,8 @@ import reactor.core.publisher.Mono;
  * in-memory buses one instance; on Kafka each instance has its own connection, command dispatcher and event
  * processors, and the instances share the topics (each consumer group spreads its partitions over them), the store,
  * the read models (balance projection, order audit) and the metrics; on the in-memory buses the dispatchers share one
- * pool of workers. Optionally the event side (balance projection,
- * transfer saga, snapshotter every 10 versions, order audit); every dispatcher bound to {@link RecordingMetrics}.
+ * pool of workers. Optionally the event side (balance projection, transfer saga, snapshotter every 10 versions, order
+ * audit); every dispatcher bound to {@link RecordingMetrics}.
  */
 final class BankWiring {
     /**
