@@ -9,14 +9,19 @@ import dev.lanes.command.WaitStage;
 import dev.lanes.messaging.CommandMessage;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 
 /** A client that continues inline: an answer that comes during its own send is followed up by the sending loop. */
 class BankClientTest {
@@ -60,6 +65,40 @@ class BankClientTest {
         assertThat(ledger.count(Ledger.Answer.OK)).isEqualTo(COMMANDS);
     }
 
+    @Test
+    void answersOnOtherThreadsRacingTheSendingLoopNeverPutASecondCommandOfAClientInFlight() throws Exception {
+        ExecutorService answering = Executors.newFixedThreadPool(2);
+        try {
+            AnswersAnywhere gateway = new AnswersAnywhere(answering);
+            Ledger ledger = new Ledger();
+            int clients = 8;
+            CountDownLatch ended = new CountDownLatch(clients);
+            BankClient.Tickets tickets = new BankClient.Tickets(COMMANDS, false);
+            for (int id = 0; id < clients; id++) {
+                new BankClient(
+                                id,
+                                DEPOSITS,
+                                List.of("acct-" + id), // one account per client: its commands are its own
+                                42,
+                                gateway,
+                                ledger,
+                                timers,
+                                tickets,
+                                threads,
+                                BankClient.Continuation.INLINE)
+                        .start(ended::countDown);
+            }
+
+            assertThat(ended.await(30, TimeUnit.SECONDS))
+                    .as("every client ended")
+                    .isTrue();
+            assertThat(gateway.mostInFlightOfOneClient.get()).isEqualTo(1);
+            assertThat(ledger.answered()).isEqualTo(COMMANDS);
+        } finally {
+            answering.shutdownNow();
+        }
+    }
+
     /**
      * A gateway that answers every send before the send returns, as one whose store already holds the request answers
      * a resend; records how deeply its sends were nested.
@@ -86,6 +125,40 @@ class BankClientTest {
                                 List.of()));
                     })
                     .doFinally(signal -> depth.decrementAndGet());
+        }
+    }
+
+    /**
+     * A gateway that answers each send at random before the send returns or later on another thread; counts each
+     * client's commands in flight (its account is the client).
+     */
+    private static final class AnswersAnywhere implements CommandGateway {
+        private final Scheduler answering;
+        private final Map<String, AtomicInteger> inFlight = new ConcurrentHashMap<>();
+        private final AtomicInteger mostInFlightOfOneClient = new AtomicInteger();
+
+        AnswersAnywhere(ExecutorService answering) {
+            this.answering = Schedulers.fromExecutorService(answering);
+        }
+
+        @Override
+        public Mono<CommandResult> send(CommandMessage command, WaitStage waitStage) {
+            return send(command, waitStage, Duration.ofSeconds(30));
+        }
+
+        @Override
+        public Mono<CommandResult> send(CommandMessage command, WaitStage waitStage, Duration timeout) {
+            return Mono.defer(() -> {
+                AtomicInteger client =
+                        inFlight.computeIfAbsent(command.aggregateId().id(), id -> new AtomicInteger());
+                mostInFlightOfOneClient.accumulateAndGet(client.incrementAndGet(), Math::max);
+                Mono<CommandResult> answer = Mono.fromCallable(() -> {
+                    client.decrementAndGet();
+                    return new CommandResult(
+                            command.messageId(), command.requestId(), command.aggregateId(), waitStage, 1, List.of());
+                });
+                return ThreadLocalRandom.current().nextBoolean() ? answer : answer.subscribeOn(answering);
+            });
         }
     }
 }
