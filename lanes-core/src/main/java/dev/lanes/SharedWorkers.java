@@ -13,12 +13,10 @@ import reactor.core.publisher.Mono;
 final class SharedWorkers implements RuntimeComponent {
     private final String name;
     private final AggregateSchedulerSupplier pool;
-    private final Mono<Void> stop;
 
     SharedWorkers(String name, AggregateSchedulerSupplier pool) {
         this.name = name;
         this.pool = pool;
-        this.stop = Mono.defer(pool::stopGracefully).cache();
     }
 
     @Override
@@ -39,10 +37,10 @@ final class SharedWorkers implements RuntimeComponent {
     @Override
     public void quiesce() {}
 
-    /** Lets the tasks still queued run, then ends the threads. */
+    /** Lets the tasks still queued run, then ends the threads; the supplier's own stop, lazy and shared. */
     @Override
     public Mono<Void> stopGracefully() {
-        return stop;
+        return pool.stopGracefully();
     }
 
     @Override

@@ -127,15 +127,7 @@ public final class EventProcessor {
     /** For a saga, sends what the stream's functions recorded, now that they all succeeded; at once. */
     private Mono<Void> sendRecorded(@Nullable SagaBatch batch) {
         Saga current = saga;
-        if (current == null || batch == null) {
-            return Mono.empty();
-        }
-        try {
-            current.sent(batch);
-            return Mono.empty();
-        } catch (RuntimeException failed) {
-            return Mono.error(failed);
-        }
+        return current == null || batch == null ? Mono.empty() : current.sendNow(batch);
     }
 
     /**

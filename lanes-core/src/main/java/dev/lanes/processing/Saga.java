@@ -47,6 +47,16 @@ final class Saga {
         outbox.send(batch.close());
     }
 
+    /** As {@link #sent}, at once; what it throws comes back as the error of the returned Mono. */
+    Mono<Void> sendNow(SagaBatch batch) {
+        try {
+            sent(batch);
+            return Mono.empty();
+        } catch (RuntimeException notSent) {
+            return Mono.error(notSent);
+        }
+    }
+
     /**
      * Runs every reply function of the command's type, concurrently, when called (its lane's turn); then sends what
      * they recorded. A single function whose Mono answers at once (a Callable: empty, fromRunnable, error) is taken
@@ -71,15 +81,7 @@ final class Saga {
                 return handled.then(Mono.fromRunnable(() -> sent(batch)));
             }
             Throwable failed = Immediate.run(now);
-            if (failed != null) {
-                return Mono.error(failed);
-            }
-            try {
-                sent(batch);
-                return Mono.empty();
-            } catch (RuntimeException notSent) {
-                return Mono.error(notSent);
-            }
+            return failed != null ? Mono.error(failed) : sendNow(batch);
         }
         return Flux.fromIterable(functions)
                 .flatMapDelayError(registration -> invoke(registration, typed, context), functions.size(), 1)

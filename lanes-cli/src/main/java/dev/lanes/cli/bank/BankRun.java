@@ -250,10 +250,9 @@ public final class BankRun {
                 OPENING_BALANCE,
                 settings.clients(),
                 settings.amount());
-        String workers = settings.buses().kafka() == null
-                ? String.format(
-                        Locale.ROOT, " (the dispatchers share one pool of %d workers)", BankWiring.SHARED_WORKERS)
-                : "";
+        String workers = bank.sharedWorkers == 0
+                ? ""
+                : String.format(Locale.ROOT, " (the dispatchers share one pool of %d workers)", bank.sharedWorkers);
         String wiring = "; " + settings.buses().description() + workers
                 + (settings.workload().eventSide
                         ? "; processors: BalanceProjection, TransferSaga, Snapshotter (every 10 versions), OrderAudit"

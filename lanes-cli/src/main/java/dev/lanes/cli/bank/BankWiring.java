@@ -39,13 +39,6 @@ import reactor.core.publisher.Mono;
  * audit); every dispatcher bound to {@link RecordingMetrics}.
  */
 final class BankWiring {
-    /**
-     * On the in-memory buses, the workers every dispatcher shares ({@link Lanes.Builder#sharedWorkers}): one per CPU.
-     * With a pool per dispatcher, the command lanes and the event lanes each kept a worker per CPU, twice the cores,
-     * and spent a share of the CPU putting each other's workers to sleep and waking them.
-     */
-    static final int SHARED_WORKERS = Runtime.getRuntime().availableProcessors();
-
     /** How long the runtime waits, once stopping, for no activity before it closes admission (saga tails). */
     static final Duration QUIET_PERIOD = Duration.ofMillis(200);
 
@@ -56,6 +49,13 @@ final class BankWiring {
     final BalanceProjection balances = new BalanceProjection();
     final OrderAudit audit = new OrderAudit();
     final boolean eventSide;
+    /**
+     * On the in-memory buses, the workers every dispatcher shares ({@link Lanes.Builder#sharedWorkers}): one per CPU;
+     * with a pool per dispatcher, the command lanes and the event lanes each kept a worker per CPU, twice the cores, and
+     * spent a share of the CPU putting each other's workers to sleep and waking them. 0 on Kafka: a pool per dispatcher.
+     */
+    final int sharedWorkers;
+
     final List<Lanes> instances = new ArrayList<>();
     final CommandGateway gateway;
     private final Buses buses;
@@ -71,6 +71,7 @@ final class BankWiring {
         this.snapshots = stores.snapshots();
         this.eventSide = eventSide;
         this.buses = buses;
+        this.sharedWorkers = buses.kafka() == null ? Runtime.getRuntime().availableProcessors() : 0;
         for (int i = 0; i < buses.instances(); i++) {
             instances.add(instance(strategy, eventFlow, shutdownTimeout, buses.connect(i)));
         }
@@ -89,7 +90,7 @@ final class BankWiring {
                 .shutdownTimeout(shutdownTimeout)
                 .quietPeriod(Shutdowns.quietPeriod(QUIET_PERIOD, shutdownTimeout));
         if (kafka == null) {
-            builder.sharedWorkers(SHARED_WORKERS)
+            builder.sharedWorkers(sharedWorkers)
                     .commandBusCapacity(16_384)
                     .commandSettings(CommandDispatcher.DEFAULT_SETTINGS.withStrategy(strategy))
                     .eventBus(DomainEventBuses.inMemory(eventFlow.busBudget()));

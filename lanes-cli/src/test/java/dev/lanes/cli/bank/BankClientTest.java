@@ -99,30 +99,32 @@ class BankClientTest {
         }
     }
 
-    /**
-     * A gateway that answers every send before the send returns, as one whose store already holds the request answers
-     * a resend; records how deeply its sends were nested.
-     */
-    private static final class AnswersAtOnce implements CommandGateway {
-        private final AtomicInteger depth = new AtomicInteger();
-        private final AtomicInteger deepestSend = new AtomicInteger();
-
+    /** A gateway of these tests: every command succeeds, at the stage it waits for; when, the subclass says. */
+    private abstract static class SucceedingGateway implements CommandGateway {
         @Override
         public Mono<CommandResult> send(CommandMessage command, WaitStage waitStage) {
             return send(command, waitStage, Duration.ofSeconds(30));
         }
 
+        static CommandResult succeeded(CommandMessage command, WaitStage waitStage) {
+            return new CommandResult(
+                    command.messageId(), command.requestId(), command.aggregateId(), waitStage, 1, List.of());
+        }
+    }
+
+    /**
+     * A gateway that answers every send before the send returns, as one whose store already holds the request answers
+     * a resend; records how deeply its sends were nested.
+     */
+    private static final class AnswersAtOnce extends SucceedingGateway {
+        private final AtomicInteger depth = new AtomicInteger();
+        private final AtomicInteger deepestSend = new AtomicInteger();
+
         @Override
         public Mono<CommandResult> send(CommandMessage command, WaitStage waitStage, Duration timeout) {
             return Mono.defer(() -> {
                         deepestSend.accumulateAndGet(depth.incrementAndGet(), Math::max);
-                        return Mono.just(new CommandResult(
-                                command.messageId(),
-                                command.requestId(),
-                                command.aggregateId(),
-                                waitStage,
-                                1,
-                                List.of()));
+                        return Mono.just(succeeded(command, waitStage));
                     })
                     .doFinally(signal -> depth.decrementAndGet());
         }
@@ -132,18 +134,13 @@ class BankClientTest {
      * A gateway that answers each send at random before the send returns or later on another thread; counts each
      * client's commands in flight (its account is the client).
      */
-    private static final class AnswersAnywhere implements CommandGateway {
+    private static final class AnswersAnywhere extends SucceedingGateway {
         private final Scheduler answering;
         private final Map<String, AtomicInteger> inFlight = new ConcurrentHashMap<>();
         private final AtomicInteger mostInFlightOfOneClient = new AtomicInteger();
 
         AnswersAnywhere(ExecutorService answering) {
             this.answering = Schedulers.fromExecutorService(answering);
-        }
-
-        @Override
-        public Mono<CommandResult> send(CommandMessage command, WaitStage waitStage) {
-            return send(command, waitStage, Duration.ofSeconds(30));
         }
 
         @Override
@@ -154,8 +151,7 @@ class BankClientTest {
                 mostInFlightOfOneClient.accumulateAndGet(client.incrementAndGet(), Math::max);
                 Mono<CommandResult> answer = Mono.fromCallable(() -> {
                     client.decrementAndGet();
-                    return new CommandResult(
-                            command.messageId(), command.requestId(), command.aggregateId(), waitStage, 1, List.of());
+                    return succeeded(command, waitStage);
                 });
                 return ThreadLocalRandom.current().nextBoolean() ? answer : answer.subscribeOn(answering);
             });
