@@ -125,12 +125,7 @@ public final class BankRun {
     private Report run() {
         List<String> accounts = start();
         Sampler sampler = Sampler.start(
-                settings.sampleInterval(),
-                bank.metrics.bindings(),
-                ledger::answered,
-                latencies.interval(),
-                progress,
-                "cmd");
+                settings.sampleInterval(), bank.metrics.bindings(), ledger::answered, latencies, progress, "cmd");
         BankClients clients = sendLoad(accounts);
         Stopped stopped = stop(clients, sampler);
         progress.phase("stopped; auditing the event store");

@@ -134,7 +134,7 @@ public final class EngineRun {
         announce();
         runtime.start().block(START_TIMEOUT);
         Sampler sampler = Sampler.start(
-                settings.sampleInterval(), metrics.bindings(), probe::settled, latencies.interval(), progress, "msg");
+                settings.sampleInterval(), metrics.bindings(), probe::settled, latencies, progress, "msg");
         Loaded loaded = load(dispatchers);
         sampler.label("stopping");
         probe.stopping();

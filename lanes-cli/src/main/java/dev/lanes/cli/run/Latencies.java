@@ -1,19 +1,16 @@
 package dev.lanes.cli.run;
 
 import dev.lanes.cli.report.Report;
-import java.util.ArrayList;
 import java.util.List;
-import org.HdrHistogram.ConcurrentHistogram;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.HdrHistogram.Histogram;
-import org.HdrHistogram.Recorder;
 
 /**
  * End-to-end latencies of a run by stage (a wait stage, or "other ids" / "hot id"), in nanoseconds, recorded from any
- * thread; all of them also feed one interval recorder for the progress line.
+ * thread without contention (see {@link StripedRecorder}); the progress line reads them merged, interval by interval.
  */
 public final class Latencies {
-    private final List<Stage> stages = new ArrayList<>();
-    private final Recorder interval = new Recorder(3);
+    private final List<Stage> stages = new CopyOnWriteArrayList<>();
 
     /** Adds a stage; stages are reported in the order they were added. */
     public Stage stage(String name) {
@@ -22,37 +19,37 @@ public final class Latencies {
         return stage;
     }
 
-    /** The interval recorder every stage also feeds (nanoseconds), for the progress line. */
-    public Recorder interval() {
-        return interval;
-    }
-
-    /** Every stage merged. */
+    /** Every stage merged, since the start. */
     public Histogram all() {
         Histogram all = new Histogram(3);
-        stages.forEach(stage -> all.add(stage.histogram));
+        stages.forEach(stage -> all.add(stage.recorder.total()));
         return all;
+    }
+
+    /** Every stage merged, since the previous call: for the progress line. */
+    public Histogram takeInterval() {
+        Histogram interval = new Histogram(3);
+        stages.forEach(stage -> interval.add(stage.recorder.takeInterval()));
+        return interval;
     }
 
     public List<Report.Latency> summaries() {
         return stages.stream()
-                .map(stage -> Report.Latency.of(stage.name, stage.histogram))
+                .map(stage -> Report.Latency.of(stage.name, stage.recorder.total()))
                 .toList();
     }
 
     /** One named distribution. */
-    public final class Stage {
+    public static final class Stage {
         final String name;
-        final Histogram histogram = new ConcurrentHistogram(3);
+        final StripedRecorder recorder = new StripedRecorder();
 
         private Stage(String name) {
             this.name = name;
         }
 
         public void record(long nanos) {
-            long value = Math.max(0, nanos);
-            histogram.recordValue(value);
-            interval.recordValue(value);
+            recorder.record(nanos);
         }
     }
 }

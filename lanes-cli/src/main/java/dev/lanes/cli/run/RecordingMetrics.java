@@ -10,8 +10,6 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
-import org.HdrHistogram.ConcurrentHistogram;
-import org.HdrHistogram.Histogram;
 
 /**
  * The metrics SPI bound to HdrHistograms: per dispatcher and aggregate type, the queue wait (admission to first handler
@@ -46,8 +44,8 @@ public final class RecordingMetrics implements DispatcherMetrics {
         final String dispatcher;
         final String aggregate;
         final Supplier<DispatcherStats> stats;
-        final Histogram queueWait = new ConcurrentHistogram(3);
-        final Histogram handlerTime = new ConcurrentHistogram(3);
+        final StripedRecorder queueWait = new StripedRecorder();
+        final StripedRecorder handlerTime = new StripedRecorder();
         private final EnumMap<Outcome, LongAdder> outcomes = new EnumMap<>(Outcome.class);
         /** Written by the sampler thread only. */
         volatile int peakLanes;
@@ -70,7 +68,7 @@ public final class RecordingMetrics implements DispatcherMetrics {
 
         @Override
         public void queueWait(long nanos) {
-            queueWait.recordValue(Math.max(0, nanos));
+            queueWait.record(nanos);
         }
 
         @Override
@@ -80,7 +78,7 @@ public final class RecordingMetrics implements DispatcherMetrics {
                 count.increment();
             }
             if (outcome == Outcome.HANDLED || outcome == Outcome.RETRIED || outcome == Outcome.PARKED) {
-                handlerTime.recordValue(Math.max(0, handlerNanos));
+                handlerTime.record(handlerNanos);
             }
         }
 
@@ -108,8 +106,8 @@ public final class RecordingMetrics implements DispatcherMetrics {
                     now.parked(),
                     now.rejected(),
                     now.cancelled(),
-                    Report.Latency.of("queue wait", queueWait),
-                    Report.Latency.of("handler", handlerTime),
+                    Report.Latency.of("queue wait", queueWait.total()),
+                    Report.Latency.of("handler", handlerTime.total()),
                     peakLanes,
                     peakDeepestLane,
                     peakSkew,

@@ -14,7 +14,6 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.HdrHistogram.Histogram;
-import org.HdrHistogram.Recorder;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -27,7 +26,7 @@ public final class Sampler {
 
     private final List<RecordingMetrics.Binding> bindings;
     private final LongSupplier settled;
-    private final Recorder latencies;
+    private final Latencies latencies;
     private final Progress progress;
     private final String unit;
     private final long startedAt = System.nanoTime();
@@ -43,7 +42,7 @@ public final class Sampler {
     private Sampler(
             List<RecordingMetrics.Binding> bindings,
             LongSupplier settled,
-            Recorder latencies,
+            Latencies latencies,
             Progress progress,
             String unit) {
         this.bindings = List.copyOf(bindings);
@@ -59,13 +58,13 @@ public final class Sampler {
     }
 
     /**
-     * @param latencies interval recorder of the run's latencies (nanoseconds), read for the progress line's p99
+     * @param latencies the run's latencies, read interval by interval for the progress line's p99
      */
     public static Sampler start(
             Duration every,
             List<RecordingMetrics.Binding> bindings,
             LongSupplier settled,
-            Recorder latencies,
+            Latencies latencies,
             Progress progress,
             String unit) {
         Sampler sampler = new Sampler(bindings, settled, latencies, progress, unit);
@@ -137,7 +136,7 @@ public final class Sampler {
     }
 
     private void drawProgress(long now, long done, long totalQueued) {
-        Histogram interval = latencies.getIntervalHistogram();
+        Histogram interval = latencies.takeInterval();
         double rate = (done - progressSettled) * 1e9 / Math.max(1, now - progressAt);
         progressAt = now;
         progressSettled = done;
