@@ -68,6 +68,7 @@ public final class LanesAutoConfiguration {
         return switch (settings.kind()) {
             case PER_TYPE -> name -> AggregateSchedulers.perType(name, workers);
             case SHARED_POOL -> name -> AggregateSchedulers.sharedPool(name, workers);
+            case SHARED_WORKERS -> new SharedWorkers(workers);
         };
     }
 

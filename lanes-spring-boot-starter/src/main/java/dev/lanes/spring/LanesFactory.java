@@ -58,9 +58,13 @@ record LanesFactory(
                 .quietPeriod(properties.quietPeriod())
                 .commandTimeout(properties.commandTimeout())
                 .commandBusCapacity(properties.commandBusCapacity())
-                .schedulers(schedulers::create)
                 .commandParkingLot(parking.commands())
                 .eventParkingLot(parking.events());
+        if (schedulers instanceof SharedWorkers shared) {
+            builder.sharedWorkers(shared.workers());
+        } else {
+            builder.schedulers(schedulers::create);
+        }
         aggregates.forEach(builder::aggregate);
         processors.forEach(builder::processor);
         factories.forEach(factory -> builder.processor(factory::create));

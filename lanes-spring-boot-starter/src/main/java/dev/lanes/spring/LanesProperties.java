@@ -91,13 +91,19 @@ public record LanesProperties(
         /** A pool of its own per aggregate type ({@code AggregateSchedulers.perType}). */
         PER_TYPE,
         /** One pool per dispatcher that every aggregate type shares ({@code AggregateSchedulers.sharedPool}). */
-        SHARED_POOL
+        SHARED_POOL,
+        /**
+         * One pool for both dispatchers ({@code Lanes.Builder.sharedWorkers}): fewest threads, but a slow event handler
+         * holds a worker the command lanes could use.
+         */
+        SHARED_WORKERS
     }
 
     /**
      * The scheduler supplier each dispatcher gets, unless a {@link DispatcherSchedulers} bean is declared.
      *
-     * @param kind A pool per aggregate type (per-type), or one pool per dispatcher that the types share (shared-pool).
+     * @param kind A pool per aggregate type (per-type), one pool per dispatcher that the types share (shared-pool), or
+     *     one pool for both dispatchers (shared-workers).
      * @param workers Threads per pool. Unset: the number of CPUs (Reactor's default pool size).
      */
     public record Schedulers(

@@ -10,12 +10,15 @@ import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.eventsourcing.EventStores;
 import dev.lanes.examples.bank.AccountCommand.Deposit;
 import dev.lanes.examples.bank.AccountCommand.OpenAccount;
+import dev.lanes.examples.bank.AccountEvent.AccountOpened;
 import dev.lanes.examples.bank.BalanceProjection;
 import dev.lanes.examples.bank.Bank;
 import dev.lanes.kafka.TestPostgres;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.micrometer.LanesMicrometer;
 import dev.lanes.postgres.PostgresEventStore;
+import dev.lanes.processing.EventProcessor;
+import dev.lanes.processing.ProcessorKind;
 import dev.lanes.runtime.LanesRuntime;
 import dev.lanes.scheduler.AggregateSchedulers;
 import dev.lanes.test.logging.LogCapture;
@@ -24,6 +27,7 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.Test;
@@ -33,6 +37,7 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import reactor.core.publisher.Mono;
 
 /** Each condition of the auto-configuration, on a context of just the bank's beans and what a test adds. */
 class LanesAutoConfigurationTest {
@@ -119,6 +124,33 @@ class LanesAutoConfigurationTest {
                     assertThat(context.getBean(Lanes.class).eventStore()).isSameAs(store);
                     assertThat(context).getBean(LanesParkingLots.class).isSameAs(parking);
                     assertThat(dispatchers).containsExactlyInAnyOrder(Lanes.COMMAND_DISPATCHER, Lanes.EVENT_DISPATCHER);
+                });
+    }
+
+    @Test
+    void sharedWorkersRunBothDispatchersOnOnePool() {
+        Map<String, String> threads = new ConcurrentHashMap<>();
+        EventProcessor watcher = EventProcessor.builder("ThreadWatcher", ProcessorKind.HANDLER)
+                .on(
+                        Bank.ACCOUNT,
+                        AccountOpened.class,
+                        (opened, context) -> Mono.fromRunnable(() ->
+                                threads.put("event", Thread.currentThread().getName())))
+                .build();
+        runner.withPropertyValues("lanes.schedulers.kind=shared-workers", "lanes.schedulers.workers=1")
+                .withBean("threadWatcher", EventProcessor.class, () -> watcher)
+                .run(context -> {
+                    context.getBean(CommandGateway.class)
+                            .send(Bank.account("w-1"), new OpenAccount("ada"), WaitStage.PROJECTED)
+                            .doOnNext(result ->
+                                    threads.put("answer", Thread.currentThread().getName()))
+                            .block(Duration.ofSeconds(10));
+
+                    assertThat(context.getBean(DispatcherSchedulers.class)).isEqualTo(new SharedWorkers(1));
+                    assertThat(threads)
+                            .as("the event handler and the answer to the sender, on the one shared worker")
+                            .containsEntry("event", "Workers-shared-1")
+                            .containsEntry("answer", "Workers-shared-1");
                 });
     }
 
