@@ -26,11 +26,25 @@ final class KeyedLanes<M> extends LaneRegistry<M> {
     private static final int REBUILT_CAPACITY = 4_096;
 
     private final Lane.LaneRunner<M> runner;
+    private final int rebuiltCapacity;
     private volatile Table<M> table = new Table<>(MIN_CAPACITY);
     private int rebuilds; // the producer's only
 
     KeyedLanes(Lane.LaneRunner<M> runner) {
+        this(runner, REBUILT_CAPACITY);
+    }
+
+    /**
+     * With rebuilt tables as small as {@code rebuiltCapacity} slots (a power of two, at least {@value #MIN_CAPACITY}):
+     * for the checks of a rebuild that moves a lane to a smaller table.
+     */
+    KeyedLanes(Lane.LaneRunner<M> runner, int rebuiltCapacity) {
+        if (rebuiltCapacity < MIN_CAPACITY || Integer.bitCount(rebuiltCapacity) != 1) {
+            throw new IllegalArgumentException(
+                    "rebuiltCapacity must be a power of two of at least " + MIN_CAPACITY + ": " + rebuiltCapacity);
+        }
         this.runner = runner;
+        this.rebuiltCapacity = rebuiltCapacity;
     }
 
     @Override
@@ -103,7 +117,7 @@ final class KeyedLanes<M> extends LaneRegistry<M> {
             Lane<M> lane = old.lanes.get(i);
             live += lane != null && !lane.isRetired() ? 1 : 0;
         }
-        Table<M> fresh = new Table<>(Math.max(REBUILT_CAPACITY, Integer.highestOneBit(Math.max(1, live) * 4 - 1) << 1));
+        Table<M> fresh = new Table<>(Math.max(rebuiltCapacity, Integer.highestOneBit(Math.max(1, live) * 4 - 1) << 1));
         for (int i = 0; i < old.capacity(); i++) {
             Lane<M> lane = old.lanes.get(i);
             String key = old.keys[i];

@@ -1,6 +1,7 @@
 package dev.lanes.dispatch;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -85,6 +86,45 @@ class KeyedLanesTest {
 
     private Lane<String> laneOf(String id) {
         return lanes.laneOf(id, id.hashCode());
+    }
+
+    @Test
+    void aRebuildToASmallerTableMovesTheLiveLaneWhoseRetirementThenClearsItsNewSlot() {
+        KeyedLanes<String> small = new KeyedLanes<>(LaneTest.IDLE, 64);
+        List<Lane<String>> placed = new ArrayList<>();
+        for (int i = 0; i < 49; i++) { // the 49th key fills the first table of 64: rebuilt at 256
+            placed.add(small.laneOf("k" + i, ("k" + i).hashCode()));
+        }
+        Lane<String> live = placed.stream()
+                .filter(lane -> lane.home != null && lane.home.slot() >= 64)
+                .findFirst()
+                .orElseThrow();
+        placed.stream().filter(lane -> lane != live).forEach(small::complete);
+        for (int i = 0; i < 143; i++) { // three quarters of 256 hold a key
+            small.complete(small.laneOf("r" + i, ("r" + i).hashCode()));
+        }
+        assertThat(small.capacity()).isEqualTo(256);
+
+        small.laneOf("rebuild", "rebuild".hashCode());
+
+        assertThat(small.capacity())
+                .as("a quarter full at most, and no smaller than asked")
+                .isEqualTo(64);
+        assertThat(live.home.slot()).isLessThan(64);
+        assertThat(small.complete(live)).isZero();
+        List<Lane<String>> left = new ArrayList<>();
+        small.forEach(left::add);
+        assertThat(left).doesNotContain(live);
+    }
+
+    @Test
+    void aRebuiltCapacityThatIsNoPowerOfTwoOrBelowTheFirstTableIsRefused() {
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> new KeyedLanes<>(LaneTest.IDLE, 100))
+                .withMessage("rebuiltCapacity must be a power of two of at least 64: 100");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> new KeyedLanes<>(LaneTest.IDLE, 32))
+                .withMessage("rebuiltCapacity must be a power of two of at least 64: 32");
     }
 
     private List<Lane<String>> all() {
