@@ -43,6 +43,7 @@ class DemoTest {
                 .contains("PASS  money conserved")
                 .contains("Lanes runtime shutdown: graceful")
                 .contains("Result        PASS")
+                .contains("Note          measured from a cold JVM")
                 .doesNotContain("\r");
         JsonNode report = readReport(json);
         assertStableFieldsAndAllPass(report, "demo");
@@ -76,6 +77,15 @@ class DemoTest {
                 .doesNotContain("src=")
                 .doesNotContain("@import")
                 .endsWith("</html>\n");
+    }
+
+    @Test
+    void aWarmedUpDemoSaysNothingOfAColdJvm() {
+        Cli.Result result =
+                Cli.run("demo", "--accounts", "10", "--clients", "4", "--commands", "300", "--warmup", "100ms", "-q");
+
+        assertThat(result.exitCode()).as(result.out() + result.err()).isZero();
+        assertThat(result.out()).contains("Result        PASS").doesNotContain("cold JVM");
     }
 
     @Test

@@ -317,6 +317,10 @@ public final class BankRun {
         if (stopReason != null) {
             notes.add("the load was cut short by " + stopReason + "; the runtime then stopped gracefully");
         }
+        if (settings.warmup().isZero()) {
+            notes.add("measured from a cold JVM, while the JIT compiles the hot paths: --warmup 10s measures the steady"
+                    + " state");
+        }
         return notes;
     }
 
