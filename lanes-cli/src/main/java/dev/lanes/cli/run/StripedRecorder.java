@@ -14,7 +14,7 @@ import org.HdrHistogram.SingleWriterRecorder;
  * #takeInterval}, {@link #reset}) take this object's monitor: each folds what every thread recorded since the last fold
  * into the totals it keeps, so a value is counted exactly once by each of them.
  */
-public final class StripedRecorder {
+final class StripedRecorder {
     private static final int SIGNIFICANT_DIGITS = 3;
 
     private final List<SingleWriterRecorder> recorders = new CopyOnWriteArrayList<>();
@@ -27,18 +27,18 @@ public final class StripedRecorder {
     private final Histogram interval = new Histogram(SIGNIFICANT_DIGITS);
 
     /** Records a value (negative values count as 0). */
-    public void record(long value) {
+    void record(long value) {
         own.get().recordValue(Math.max(0, value));
     }
 
     /** A copy of every value recorded since the last {@link #reset}. */
-    public synchronized Histogram total() {
+    synchronized Histogram total() {
         fold();
         return total.copy();
     }
 
     /** The values recorded since the last call (or {@link #reset}); the next interval starts empty. */
-    public synchronized Histogram takeInterval() {
+    synchronized Histogram takeInterval() {
         fold();
         Histogram taken = interval.copy();
         interval.reset();
@@ -46,7 +46,7 @@ public final class StripedRecorder {
     }
 
     /** Forgets every value recorded so far (after a warm-up). */
-    public synchronized void reset() {
+    synchronized void reset() {
         fold();
         total.reset();
         interval.reset();
