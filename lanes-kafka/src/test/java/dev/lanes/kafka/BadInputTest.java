@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.lanes.command.WaitStage;
 import dev.lanes.eventsourcing.EventStores;
 import dev.lanes.runtime.LanesRuntime;
+import dev.lanes.test.logging.LogCapture;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
@@ -16,10 +17,16 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.event.Level;
 
 /** An undecodable record is parked with where it is and why, and the partition moves on; bad setups fail at start. */
 class BadInputTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
+
+    /** The parking lot's warning for the undecodable record. */
+    @RegisterExtension
+    final LogCapture logs = LogCapture.standardError();
 
     @Test
     void anUndecodableCommandIsParkedWithItsCoordinatesAndThePartitionMovesOn() throws Exception {
@@ -56,6 +63,11 @@ class BadInputTest {
             assertThat(record.error())
                     .isInstanceOf(RecordDecodingException.class)
                     .hasMessageContaining("not JSON");
+            assertThat(logs.lines(Level.WARN))
+                    .singleElement()
+                    .satisfies(line -> assertThat(line.message())
+                            .startsWith("Parked ParkedRecord[" + run + ".ledger.commands-0@0")
+                            .contains("the value is not JSON"));
         }
     }
 
