@@ -75,17 +75,16 @@ final class Saga {
         SagaBatch batch = new SagaBatch();
         SagaContext context = new SagaContext(reply.cause(), name, reply.requestId(), batch);
         SagaReply<Object> typed = (SagaReply<Object>) reply;
-        if (functions.size() == 1) {
-            Mono<Void> handled = invoke(functions.get(0), typed, context);
-            if (!(handled instanceof Callable<?> now)) {
-                return handled.then(Mono.fromRunnable(() -> sent(batch)));
-            }
+        Mono<Void> handled = functions.size() == 1
+                ? invoke(functions.get(0), typed, context)
+                : Flux.fromIterable(functions)
+                        .flatMapDelayError(registration -> invoke(registration, typed, context), functions.size(), 1)
+                        .then();
+        if (handled instanceof Callable<?> now) { // answered at once: no operators
             Throwable failed = Immediate.run(now);
             return failed != null ? Mono.error(failed) : sendNow(batch);
         }
-        return Flux.fromIterable(functions)
-                .flatMapDelayError(registration -> invoke(registration, typed, context), functions.size(), 1)
-                .then(Mono.fromRunnable(() -> sent(batch)));
+        return handled.then(Mono.fromRunnable(() -> sent(batch)));
     }
 
     private List<ReplyRegistration> matching(Class<?> commandClass) {
