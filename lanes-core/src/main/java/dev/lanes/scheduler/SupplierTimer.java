@@ -3,9 +3,9 @@ package dev.lanes.scheduler;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 
 /**
- * The one timer thread of a supplier ({@code <supplier>-timer}, daemon, started on the first delayed task): it only
- * waits out delays (retry backoff, {@code Mono.delay}) and then submits the task to its scheduler's workers. It never
- * runs user code.
+ * The one timer thread of a supplier ({@code <supplier>-timer}, daemon, started with the first pool): it waits out
+ * delays (retry backoff, {@code Mono.delay}) and then submits the task to its scheduler's workers, and runs each pool's
+ * stall check ({@link WorkerPool#STALL_CHECK}). It never runs user code.
  */
 final class SupplierTimer {
     private SupplierTimer() {}

@@ -3,6 +3,7 @@ package dev.lanes.scheduler;
 import java.time.Duration;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinWorkerThread;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -16,6 +17,14 @@ import reactor.core.scheduler.Schedulers;
  * queue any idle worker takes from, one submitted from a worker goes to that worker's queue, from which an idle worker
  * steals. So a task waits for a busy worker only when every worker is busy. Built on a FIFO {@link ForkJoinPool}.
  *
+ * <p>A worker that blocks its thread breaks that pool's assumption that a busy worker soon runs or hands out what it
+ * queued itself. In JDK 17's pool a worker going idle rescans the queues only when it is the last one running, so the
+ * wake-up for a task pushed while it was deactivating can be lost; the task then waits for the blocked worker or for
+ * the pool's next submission. That was seen once in 20,000 tries with the CPUs loaded, and once in this module's test
+ * suite. So every {@link #STALL_CHECK} the supplier's timer looks for tasks queued while a worker idles and, if it
+ * finds some, submits an empty task, which wakes an idle worker to steal them: such a task waits about that long at
+ * most.
+ *
  * <p>At most {@code parallelism} threads, named {@code <threadPrefix>-<n>}, marked {@link NonBlocking} (Reactor's
  * {@code block()} and BlockHound refuse to block on them); created on demand and retired after a minute idle. Delayed
  * tasks wait on the supplier's timer and are then submitted here.
@@ -25,19 +34,28 @@ import reactor.core.scheduler.Schedulers;
  */
 final class WorkerPool {
     private static final Duration AWAIT_STEP = Duration.ofMillis(100);
+    static final Duration STALL_CHECK = Duration.ofMillis(100);
+    private static final Runnable WAKE_UP = () -> {};
 
     private final String threadPrefix;
     private final ForkJoinPool pool;
     private final ScheduledExecutorService timer;
     private final Mono<Void> gracefulTermination;
+    private final ScheduledFuture<?> stallCheck;
 
     WorkerPool(String threadPrefix, int parallelism, ScheduledExecutorService timer) {
         this.threadPrefix = threadPrefix;
         this.timer = timer;
         this.pool = new ForkJoinPool(parallelism, new Factory(threadPrefix), null, true);
+        this.stallCheck = timer.scheduleWithFixedDelay(
+                this::wakeAnIdleWorkerIfTasksWait,
+                STALL_CHECK.toMillis(),
+                STALL_CHECK.toMillis(),
+                TimeUnit.MILLISECONDS);
         this.gracefulTermination = Mono.<Void>fromRunnable(() -> {
                     pool.shutdown();
                     awaitTermination();
+                    stallCheck.cancel(false);
                 })
                 .subscribeOn(Schedulers.boundedElastic())
                 .cache();
@@ -85,7 +103,24 @@ final class WorkerPool {
     }
 
     void shutdownNow() {
+        stallCheck.cancel(false);
         pool.shutdownNow();
+    }
+
+    /**
+     * Runs on the supplier's timer (see the class comment); reads only {@link #pool}, which is set before the check is
+     * scheduled. A pool that has shut down takes no task, so a stall while it drains lasts until the worker unblocks.
+     */
+    private void wakeAnIdleWorkerIfTasksWait() {
+        if (!pool.isShutdown()
+                && pool.getQueuedTaskCount() > 0
+                && pool.getActiveThreadCount() < pool.getParallelism()) {
+            try {
+                pool.execute(WAKE_UP);
+            } catch (RejectedExecutionException shutDownMeanwhile) {
+                // the drain or the forced stop takes over
+            }
+        }
     }
 
     /** Blocks until every worker has ended; runs on a bounded-elastic thread, never on a worker. */

@@ -206,5 +206,40 @@ class PoolSchedulerTest {
                     .until(() -> Thread.getAllStackTraces().keySet().stream()
                             .noneMatch(thread -> thread.getName().startsWith("drain-shared-")));
         }
+
+        @Test
+        void aTypesGracefulDisposalRefusesItsTasksAndWaitsUntilThePoolIsIdle() throws InterruptedException {
+            DefaultAggregateSchedulerSupplier supplier = track(DefaultAggregateSchedulerSupplier.sharedPool("view", 2));
+            Scheduler leaving = supplier.getOrInitialize(NamedAggregate.of("sales", "leaving"));
+            Scheduler staying = supplier.getOrInitialize(NamedAggregate.of("sales", "staying"));
+            CountDownLatch started = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            AtomicInteger finished = new AtomicInteger();
+            leaving.schedule(() -> {
+                started.countDown();
+                try {
+                    release.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                finished.incrementAndGet();
+            });
+            assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+
+            StepVerifier.create(leaving.disposeGracefully())
+                    .then(() -> assertThatExceptionOfType(RejectedExecutionException.class)
+                            .isThrownBy(() -> leaving.schedule(() -> {}))
+                            .withMessageContaining("view-leaving"))
+                    .expectTimeout(Duration.ofMillis(300))
+                    .verify(PROMPTLY);
+            assertThat(staying.isDisposed()).isFalse();
+            CountDownLatch stayingRan = new CountDownLatch(1);
+            staying.schedule(stayingRan::countDown);
+            assertThat(stayingRan.await(10, TimeUnit.SECONDS)).isTrue();
+
+            release.countDown();
+            StepVerifier.create(leaving.disposeGracefully()).expectComplete().verify(PROMPTLY);
+            assertThat(finished).hasValue(1);
+        }
     }
 }
