@@ -40,6 +40,19 @@ class PoolSchedulerTest {
         return supplier;
     }
 
+    /** Counts {@code started} down, blocks its worker until {@code release} (10 s at most), then counts finished. */
+    private static Runnable blockingTask(CountDownLatch started, CountDownLatch release, AtomicInteger finished) {
+        return () -> {
+            started.countDown();
+            try {
+                release.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            finished.incrementAndGet();
+        };
+    }
+
     @Nested
     class AsAReactorScheduler {
         @Test
@@ -107,15 +120,7 @@ class PoolSchedulerTest {
             CountDownLatch started = new CountDownLatch(1);
             CountDownLatch release = new CountDownLatch(1);
             AtomicInteger finished = new AtomicInteger();
-            scheduler.schedule(() -> {
-                started.countDown();
-                try {
-                    release.await(10, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-                finished.incrementAndGet();
-            });
+            scheduler.schedule(blockingTask(started, release, finished));
             assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
 
             StepVerifier.create(scheduler.disposeGracefully())
@@ -215,15 +220,7 @@ class PoolSchedulerTest {
             CountDownLatch started = new CountDownLatch(1);
             CountDownLatch release = new CountDownLatch(1);
             AtomicInteger finished = new AtomicInteger();
-            leaving.schedule(() -> {
-                started.countDown();
-                try {
-                    release.await(10, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-                finished.incrementAndGet();
-            });
+            leaving.schedule(blockingTask(started, release, finished));
             assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
 
             StepVerifier.create(leaving.disposeGracefully())

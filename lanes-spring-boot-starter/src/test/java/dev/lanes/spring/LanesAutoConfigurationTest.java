@@ -3,7 +3,6 @@ package dev.lanes.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lanes.Lanes;
-import dev.lanes.api.AggregateId;
 import dev.lanes.command.CommandGateway;
 import dev.lanes.command.WaitStage;
 import dev.lanes.dispatch.DispatcherMetrics;
@@ -22,6 +21,7 @@ import dev.lanes.processing.EventProcessor;
 import dev.lanes.processing.ProcessorKind;
 import dev.lanes.runtime.LanesRuntime;
 import dev.lanes.scheduler.AggregateSchedulers;
+import dev.lanes.test.ForwardingEventStore;
 import dev.lanes.test.logging.LogCapture;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -38,7 +38,6 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /** Each condition of the auto-configuration, on a context of just the bank's beans and what a test adds. */
@@ -132,23 +131,12 @@ class LanesAutoConfigurationTest {
     @Test
     void sharedWorkersRunBothDispatchersOnOnePool() {
         Map<String, String> threads = new ConcurrentHashMap<>();
-        EventStore memory = EventStores.inMemory();
         // the command lane appends the account's events: the store sees the command dispatcher's thread
-        EventStore recording = new EventStore() {
+        EventStore recording = new ForwardingEventStore(EventStores.inMemory()) {
             @Override
             public Mono<Void> append(DomainEventStream stream) {
                 threads.put("command", Thread.currentThread().getName());
-                return memory.append(stream);
-            }
-
-            @Override
-            public Flux<DomainEventStream> load(AggregateId aggregateId, int fromVersion, int toVersion) {
-                return memory.load(aggregateId, fromVersion, toVersion);
-            }
-
-            @Override
-            public Mono<Boolean> hasRequestId(AggregateId aggregateId, String requestId) {
-                return memory.hasRequestId(aggregateId, requestId);
+                return super.append(stream);
             }
         };
         EventProcessor watcher = EventProcessor.builder("ThreadWatcher", ProcessorKind.HANDLER)

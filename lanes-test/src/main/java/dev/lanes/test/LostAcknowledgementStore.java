@@ -1,15 +1,10 @@
 package dev.lanes.test;
 
-import dev.lanes.api.AggregateId;
-import dev.lanes.api.MaterializedNamedAggregate;
 import dev.lanes.eventsourcing.EventStore;
-import dev.lanes.eventsourcing.PositionedStream;
 import dev.lanes.messaging.DomainEventStream;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -17,8 +12,7 @@ import reactor.core.publisher.Mono;
  * append is committed by the real store and then fails with the given error, as a connection lost after the commit
  * but before its acknowledgement would. Everything else goes to the real store.
  */
-public final class LostAcknowledgementStore implements EventStore {
-    private final EventStore delegate;
+public final class LostAcknowledgementStore extends ForwardingEventStore {
     private final Supplier<? extends Throwable> lostAcknowledgement;
     private final AtomicBoolean loseNext = new AtomicBoolean();
 
@@ -26,7 +20,7 @@ public final class LostAcknowledgementStore implements EventStore {
      * @param lostAcknowledgement the error the store's own driver raises when a connection fails after a commit
      */
     public LostAcknowledgementStore(EventStore delegate, Supplier<? extends Throwable> lostAcknowledgement) {
-        this.delegate = Objects.requireNonNull(delegate, "delegate");
+        super(delegate);
         this.lostAcknowledgement = Objects.requireNonNull(lostAcknowledgement, "lostAcknowledgement");
     }
 
@@ -37,33 +31,9 @@ public final class LostAcknowledgementStore implements EventStore {
 
     @Override
     public Mono<Void> append(DomainEventStream stream) {
-        return delegate.append(stream)
+        return delegate()
+                .append(stream)
                 .then(Mono.defer(
                         () -> loseNext.getAndSet(false) ? Mono.error(lostAcknowledgement.get()) : Mono.empty()));
-    }
-
-    @Override
-    public Flux<DomainEventStream> load(AggregateId aggregateId, int fromVersion, int toVersion) {
-        return delegate.load(aggregateId, fromVersion, toVersion);
-    }
-
-    @Override
-    public Flux<PositionedStream> readAll(long fromPosition, int limit) {
-        return delegate.readAll(fromPosition, limit);
-    }
-
-    @Override
-    public Flux<PositionedStream> readAll(long fromPosition, int limit, Set<MaterializedNamedAggregate> types) {
-        return delegate.readAll(fromPosition, limit, types);
-    }
-
-    @Override
-    public Mono<Boolean> hasRequestId(AggregateId aggregateId, String requestId) {
-        return delegate.hasRequestId(aggregateId, requestId);
-    }
-
-    @Override
-    public Mono<DomainEventStream> findByRequestId(AggregateId aggregateId, String requestId) {
-        return delegate.findByRequestId(aggregateId, requestId);
     }
 }

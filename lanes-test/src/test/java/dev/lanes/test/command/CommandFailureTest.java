@@ -19,6 +19,7 @@ import dev.lanes.examples.bank.Bank;
 import dev.lanes.examples.bank.BankRuleViolation;
 import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEventStream;
+import dev.lanes.test.ForwardingEventStore;
 import dev.lanes.test.logging.LogCapture;
 import java.time.Duration;
 import java.util.List;
@@ -170,29 +171,18 @@ class CommandFailureTest {
     }
 
     /** An event store that fails a given number of appends, as an outage would. */
-    static final class FlakyStore implements EventStore {
+    static final class FlakyStore extends ForwardingEventStore {
         final AtomicInteger failNextAppends = new AtomicInteger();
-        private final EventStore delegate;
 
         FlakyStore(EventStore delegate) {
-            this.delegate = delegate;
+            super(delegate);
         }
 
         @Override
         public Mono<Void> append(DomainEventStream stream) {
             return Mono.defer(() -> failNextAppends.getAndUpdate(n -> Math.max(0, n - 1)) > 0
                     ? Mono.error(new java.io.UncheckedIOException(new java.io.IOException("store unavailable")))
-                    : delegate.append(stream));
-        }
-
-        @Override
-        public Flux<DomainEventStream> load(AggregateId aggregateId, int fromVersion, int toVersion) {
-            return delegate.load(aggregateId, fromVersion, toVersion);
-        }
-
-        @Override
-        public Mono<Boolean> hasRequestId(AggregateId aggregateId, String requestId) {
-            return delegate.hasRequestId(aggregateId, requestId);
+                    : delegate().append(stream));
         }
     }
 }

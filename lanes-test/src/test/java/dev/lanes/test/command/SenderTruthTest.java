@@ -20,6 +20,7 @@ import dev.lanes.examples.bank.AccountCommand.OpenAccount;
 import dev.lanes.examples.bank.Bank;
 import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEventStream;
+import dev.lanes.test.ForwardingEventStore;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -183,13 +184,12 @@ class SenderTruthTest {
     }
 
     /** Holds appends while {@code hold} is set, until released. */
-    private static final class HeldStore implements EventStore {
+    private static final class HeldStore extends ForwardingEventStore {
         final AtomicBoolean hold = new AtomicBoolean();
         private final Sinks.Empty<Void> released = Sinks.empty();
-        private final EventStore delegate;
 
         HeldStore(EventStore delegate) {
-            this.delegate = delegate;
+            super(delegate);
         }
 
         void release() {
@@ -198,18 +198,9 @@ class SenderTruthTest {
 
         @Override
         public Mono<Void> append(DomainEventStream stream) {
-            return Mono.defer(
-                    () -> hold.get() ? released.asMono().then(delegate.append(stream)) : delegate.append(stream));
-        }
-
-        @Override
-        public Flux<DomainEventStream> load(AggregateId aggregateId, int fromVersion, int toVersion) {
-            return delegate.load(aggregateId, fromVersion, toVersion);
-        }
-
-        @Override
-        public Mono<Boolean> hasRequestId(AggregateId aggregateId, String requestId) {
-            return delegate.hasRequestId(aggregateId, requestId);
+            return Mono.defer(() -> hold.get()
+                    ? released.asMono().then(delegate().append(stream))
+                    : delegate().append(stream));
         }
     }
 
