@@ -44,6 +44,11 @@ class TwoInstancesTest {
                 .flatMap(i ->
                         first.gateway.send(Bank.account("shared-" + i), new OpenAccount("o" + i), WaitStage.PROCESSED))
                 .blockLast(TIMEOUT);
+        // the second instance moves every account on, so the first's cached states are stale: its first command on
+        // each conflicts however the two instances' commands interleave below
+        Flux.range(0, accounts)
+                .concatMap(i -> second.gateway.send(Bank.account("shared-" + i), new Deposit(1), WaitStage.PROCESSED))
+                .blockLast(TIMEOUT);
 
         int perInstance = 2_000;
         List<CommandResult> results = Flux.merge(
@@ -52,11 +57,11 @@ class TwoInstancesTest {
                 .block(TIMEOUT);
 
         assertThat(results).hasSize(2 * perInstance);
-        assertThat(first.stats().retried() + second.stats().retried())
+        assertThat(first.stats().retried())
                 .as("conflicts were detected and retried")
-                .isPositive();
+                .isGreaterThanOrEqualTo(accounts);
         assertThat(first.stats().parked() + second.stats().parked()).isZero();
-        long expectedTotal = 0;
+        long expectedTotal = accounts;
         for (int i = 0; i < 2 * perInstance; i++) {
             expectedTotal += amount(i < perInstance ? i : i - perInstance, i < perInstance ? 1 : 1_000_000);
         }
