@@ -80,6 +80,12 @@ class TwoInstancesPostgresTest {
         Flux.range(0, ACCOUNTS)
                 .flatMap(i -> first.gateway.send(account(i), new OpenAccount("o" + i), WaitStage.PROCESSED))
                 .blockLast(TIMEOUT);
+        // the second instance moves every account on, so the first's cached states are stale: its first command on
+        // each conflicts however the two instances' commands interleave below
+        List<CommandResult> movedOn = Flux.range(0, ACCOUNTS)
+                .concatMap(i -> second.gateway.send(account(i), new Deposit(1), WaitStage.PROCESSED))
+                .collectList()
+                .block(TIMEOUT);
 
         List<CommandResult> results = Flux.merge(deposits(first, 1), deposits(second, 1_000_000))
                 .collectList()
@@ -87,9 +93,9 @@ class TwoInstancesPostgresTest {
 
         assertThat(results).hasSize(2 * PER_INSTANCE);
         assertThat(results).allSatisfy(result -> assertThat(result.stage()).isEqualTo(WaitStage.PROCESSED));
-        assertThat(first.stats().retried() + second.stats().retried())
+        assertThat(first.stats().retried())
                 .as("cross-instance conflicts were detected by PostgreSQL and retried")
-                .isPositive();
+                .isGreaterThanOrEqualTo(ACCOUNTS);
         assertThat(first.stats().parked() + second.stats().parked()).isZero();
         log.info(
                 "two instances: {} commands, {} + {} retries",
@@ -97,12 +103,13 @@ class TwoInstancesPostgresTest {
                 first.stats().retried(),
                 second.stats().retried());
 
-        long expectedTotal = 0;
+        long expectedTotal = ACCOUNTS;
         for (int i = 0; i < PER_INSTANCE; i++) {
             expectedTotal += amount(i, 1) + amount(i, 1_000_000);
         }
         Set<String> sentRequestIds = new HashSet<>();
         results.forEach(result -> sentRequestIds.add(result.requestId()));
+        movedOn.forEach(result -> sentRequestIds.add(result.requestId()));
         long storedTotal = 0;
         int depositStreams = 0;
         Set<String> storedRequestIds = new HashSet<>();
@@ -137,7 +144,7 @@ class TwoInstancesPostgresTest {
             assertThat(next.version()).isEqualTo(streams.size() + 2);
             storedTotal += replayed;
         }
-        assertThat(depositStreams).as("every deposit stored exactly once").isEqualTo(2 * PER_INSTANCE);
+        assertThat(depositStreams).as("every deposit stored exactly once").isEqualTo(2 * PER_INSTANCE + ACCOUNTS);
         assertThat(storedTotal).as("the replayed balances sum to the deposits").isEqualTo(expectedTotal);
     }
 
