@@ -20,17 +20,14 @@ import dev.lanes.examples.bank.AccountCommand.OpenAccount;
 import dev.lanes.examples.bank.Bank;
 import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEventStream;
-import dev.lanes.test.ForwardingEventStore;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.reactivestreams.Subscription;
 import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.Sinks;
 import reactor.test.StepVerifier;
 
 /** What a sender is told is the truth about the store: stored commands are never answered as rejected. */
@@ -147,7 +144,7 @@ class SenderTruthTest {
 
     @Test
     void aSentWaitIsAnsweredOnlyOnceTheLaneTookTheCommandNotWhenAFullLaneHandsItBack() {
-        HeldStore store = new HeldStore(EventStores.inMemory());
+        HeldEventStore store = new HeldEventStore(EventStores.inMemory());
         BankInstance bank = new BankInstance(
                 "Bank",
                 store,
@@ -181,27 +178,6 @@ class SenderTruthTest {
                 .verify(TIMEOUT);
         store.release();
         bank.close();
-    }
-
-    /** Holds appends while {@code hold} is set, until released. */
-    private static final class HeldStore extends ForwardingEventStore {
-        final AtomicBoolean hold = new AtomicBoolean();
-        private final Sinks.Empty<Void> released = Sinks.empty();
-
-        HeldStore(EventStore delegate) {
-            super(delegate);
-        }
-
-        void release() {
-            released.tryEmitEmpty();
-        }
-
-        @Override
-        public Mono<Void> append(DomainEventStream stream) {
-            return Mono.defer(() -> hold.get()
-                    ? released.asMono().then(delegate().append(stream))
-                    : delegate().append(stream));
-        }
     }
 
     /** A bus whose publish never completes, as when a consumer group of a bounded bus is full for good. */

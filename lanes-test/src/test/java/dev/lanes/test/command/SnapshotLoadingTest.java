@@ -1,10 +1,14 @@
 package dev.lanes.test.command;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lanes.api.AggregateId;
+import dev.lanes.command.CommandDispatcher;
+import dev.lanes.command.CommandResult;
 import dev.lanes.command.WaitStage;
 import dev.lanes.dispatch.ExchangeRejectedException;
+import dev.lanes.dispatch.LaneStrategy;
 import dev.lanes.event.DomainEventBuses;
 import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.eventsourcing.EventStores;
@@ -19,8 +23,12 @@ import dev.lanes.examples.bank.Bank;
 import dev.lanes.examples.bank.BankRuleViolation;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 class SnapshotLoadingTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
@@ -53,7 +61,7 @@ class SnapshotLoadingTest {
                             .block(TIMEOUT)
                             .version())
                     .isEqualTo(4);
-            org.assertj.core.api.Assertions.assertThatThrownBy(() -> reader.gateway
+            assertThatThrownBy(() -> reader.gateway
                             .send(id, new Withdraw(1), WaitStage.PROCESSED)
                             .block(TIMEOUT))
                     .isInstanceOf(BankRuleViolation.class)
@@ -62,36 +70,46 @@ class SnapshotLoadingTest {
     }
 
     @Test
-    void aFullLaneRejectsBackToItsSender() {
-        EventStore store = EventStores.inMemory();
+    void aFullLaneRejectsBackToItsSenderAndStoresNothingItRejected() {
+        HeldEventStore store = new HeldEventStore(EventStores.inMemory());
         try (BankInstance bank = new BankInstance(
                         "Bank",
                         store,
                         1024,
                         DomainEventBuses.inMemory(64),
-                        b -> b.settings(dev.lanes.command.CommandDispatcher.DEFAULT_SETTINGS
-                                .withStrategy(dev.lanes.dispatch.LaneStrategy.KEYED)
+                        b -> b.settings(CommandDispatcher.DEFAULT_SETTINGS
+                                .withStrategy(LaneStrategy.KEYED)
                                 .withBounds(1, 1024)))
                 .start()) {
             AggregateId id = Bank.account("hot");
             bank.gateway.send(id, new OpenAccount("h"), WaitStage.PROCESSED).block(TIMEOUT);
             // the sender is answered inside the handler, before the lane settles: wait until the lane's one slot is
-            // free
-            Awaitility.await()
-                    .atMost(TIMEOUT)
-                    .until(() -> bank.dispatcher.dispatchers().get(0).stats().queued() == 0);
-            long rejected = reactor.core.publisher.Flux.range(0, 200)
+            // free, then keep the next deposit inside the handler (its append held) so the lane stays full
+            Awaitility.await().atMost(TIMEOUT).until(() -> bank.stats().queued() == 0);
+            store.hold.set(true);
+            Mono<CommandResult> held =
+                    bank.gateway.send(id, new Deposit(1), WaitStage.PROCESSED).cache();
+            held.subscribe(result -> {}, error -> {});
+            Awaitility.await().atMost(TIMEOUT).until(() -> bank.stats().queued() == 1);
+
+            List<Optional<ExchangeRejectedException.Reason>> answers = Flux.range(0, 200)
                     .flatMap(i -> bank.gateway
                             .send(id, new Deposit(1), WaitStage.PROCESSED)
-                            .map(r -> 0L)
-                            .onErrorResume(
-                                    ExchangeRejectedException.class,
-                                    e -> reactor.core.publisher.Mono.just(
-                                            e.reason() == ExchangeRejectedException.Reason.LANE_FULL ? 1L : 100_000L)))
-                    .reduce(0L, Long::sum)
+                            .map(r -> Optional.<ExchangeRejectedException.Reason>empty())
+                            .onErrorResume(ExchangeRejectedException.class, e -> Mono.just(Optional.of(e.reason()))))
+                    .collectList()
                     .block(TIMEOUT);
-            assertThat(rejected).isPositive().isLessThan(200);
-            assertThat(store.load(id, 1).count().block(TIMEOUT)).isEqualTo(1 + 200 - rejected);
+            assertThat(answers).hasSize(200).containsOnly(Optional.of(ExchangeRejectedException.Reason.LANE_FULL));
+
+            store.release();
+            assertThat(held.block(TIMEOUT).version()).isEqualTo(2);
+            assertThat(bank.gateway
+                            .send(id, new Deposit(1), WaitStage.PROCESSED)
+                            .block(TIMEOUT)
+                            .version())
+                    .isEqualTo(3);
+            // the open and the two deposits the lane took; none of the 200 it handed back
+            assertThat(store.load(id, 1).count().block(TIMEOUT)).isEqualTo(3);
         }
     }
 }
