@@ -3,8 +3,11 @@ package dev.lanes.test.command;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lanes.api.AggregateId;
+import dev.lanes.command.CommandDispatcher;
 import dev.lanes.command.CommandResult;
 import dev.lanes.command.WaitStage;
+import dev.lanes.dispatch.LaneStrategy;
+import dev.lanes.event.DomainEventBuses;
 import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.eventsourcing.EventStores;
 import dev.lanes.examples.bank.AccountCommand.Deposit;
@@ -16,6 +19,7 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
@@ -27,9 +31,25 @@ import reactor.core.publisher.Flux;
 class TwoInstancesTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
+    /**
+     * Both instances hammer the same accounts, so one instance's lane can keep winning while the other's reloads and
+     * retries; on a loaded machine the loser could run out of the default retries and park. This test is about
+     * correctness across instances, so the lanes retry patiently.
+     */
+    private static final UnaryOperator<CommandDispatcher.Builder> PATIENT =
+            builder -> builder.settings(CommandDispatcher.DEFAULT_SETTINGS
+                    .withStrategy(LaneStrategy.KEYED)
+                    .withRetryPolicy(CommandDispatcher.DEFAULT_RETRY_POLICY
+                            .withMaxRetries(200)
+                            .withBackoff(Duration.ofMillis(1), Duration.ofMillis(50))));
+
     private final EventStore store = EventStores.inMemory();
-    private final BankInstance first = new BankInstance("First", store).start();
-    private final BankInstance second = new BankInstance("Second", store).start();
+    private final BankInstance first = patient("First").start();
+    private final BankInstance second = patient("Second").start();
+
+    private BankInstance patient(String name) {
+        return new BankInstance(name, store, 4096, DomainEventBuses.inMemory(1024), PATIENT);
+    }
 
     @AfterEach
     void close() {

@@ -66,7 +66,7 @@ class FlowControlTest {
         StepVerifier.create(transfers)
                 .as("every debit answered: no lane waits on a lane that waits on it")
                 .expectComplete()
-                .verify(Duration.ofSeconds(20));
+                .verify(TIMEOUT);
 
         ShutdownReport report = bank.runtime.shutdown().block(TIMEOUT);
         assertThat(report.graceful()).as(report.toString()).isTrue();

@@ -23,11 +23,13 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.reactivestreams.Subscription;
 import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
+import reactor.test.scheduler.VirtualTimeScheduler;
 
 /** Every wait a sender registered ends when the runtime stops, forced or not, and says how far its command got. */
 class StopAnswersTest {
@@ -35,8 +37,12 @@ class StopAnswersTest {
 
     @Test
     void aSenderWaitingForProjectedIsAnsweredWhenAForcedStopCutsAProjectionThatNeverEnds() {
+        AtomicBoolean projecting = new AtomicBoolean();
         EventProcessor neverEnding = EventProcessor.builder("NeverEnding", ProcessorKind.PROJECTION)
-                .on(Bank.ACCOUNT, Deposited.class, (event, context) -> Mono.never())
+                .on(
+                        Bank.ACCOUNT,
+                        Deposited.class,
+                        (event, context) -> Mono.<Void>never().doOnSubscribe(subscription -> projecting.set(true)))
                 .build();
         BankApp bank = new BankApp(
                         EventStores.inMemory(),
@@ -52,6 +58,8 @@ class StopAnswersTest {
                 .send(Bank.account("p"), new Deposit(5), WaitStage.PROJECTED)
                 .cache();
         deposit.subscribe(result -> {}, error -> {});
+        // the deposit is stored and published: only its projection is left when the stop begins
+        await().atMost(TIMEOUT).untilTrue(projecting);
 
         ShutdownReport report = bank.runtime.shutdown().block(TIMEOUT);
         assertThat(report.forced()).as(report.toString()).isTrue();
@@ -72,13 +80,15 @@ class StopAnswersTest {
 
     @Test
     void aGracefulStopAnswersTheCommandsStillWaitingInTheBusAtOnceAsStoppedAndProcessesTheOthers() {
+        // the quiet period passes only when the test says so: the answers must come while it runs
+        VirtualTimeScheduler time = VirtualTimeScheduler.create();
         BankApp bank = new BankApp(
                         EventStores.inMemory(),
                         8,
                         Duration.ofSeconds(30),
                         Duration.ofSeconds(2),
                         List.of(),
-                        lanes -> lanes)
+                        lanes -> lanes.timer(time))
                 .start();
         // a consumer group that takes nothing: past 8 streams the bus pauses new commands of its type
         bank.eventBus
@@ -104,16 +114,17 @@ class StopAnswersTest {
                     .subscribe(result -> answers.put(requestId, result), error -> answers.put(requestId, error));
         }
         await().during(Duration.ofMillis(200))
-                .atMost(Duration.ofSeconds(1))
+                .atMost(TIMEOUT)
                 .until(() -> answers.size() <= 1); // one may have been in hand-over when the gate closed
 
         Mono<ShutdownReport> shutdown = bank.runtime.shutdown().cache();
         shutdown.subscribe();
 
-        await().atMost(Duration.ofSeconds(1)).until(() -> answers.size() == 50);
+        await().atMost(TIMEOUT).until(() -> answers.size() == 50);
         assertThat(bank.runtime.state())
                 .as("answered before the quiet period ended")
                 .isNotEqualTo(STOPPED);
+        time.advanceTimeBy(Duration.ofSeconds(2));
         ShutdownReport report = shutdown.block(TIMEOUT);
         assertThat(report.graceful()).as(report.toString()).isTrue();
         answers.forEach((requestId, answer) -> {
