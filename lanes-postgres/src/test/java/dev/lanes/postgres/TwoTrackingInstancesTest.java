@@ -34,7 +34,7 @@ class TwoTrackingInstancesTest {
     private static final TrackingSettings FAST = TrackingSettings.DEFAULT
             .withPollInterval(Duration.ofMillis(20))
             .withCheckpointInterval(Duration.ofMillis(50))
-            .withLease(Duration.ofSeconds(10));
+            .withLease(Duration.ofSeconds(60)); // a stop releases the claim: only a stalled first could lose it
 
     private final PostgresEventStore store = TestDatabase.store();
     private final CheckpointStore checkpoints = store.checkpointStore();
