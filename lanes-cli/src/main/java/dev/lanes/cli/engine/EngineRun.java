@@ -39,8 +39,11 @@ import reactor.core.publisher.Sinks;
  * when every message outside the stuck lane was settled, then the runtime stops gracefully under its deadline.
  */
 public final class EngineRun {
-    /** A run whose settled count has not moved for this long is stopped and reported as stalled. */
-    private static final long STALL_NANOS = TimeUnit.SECONDS.toNanos(5);
+    /**
+     * A run whose settled count has not moved for this long is stopped and reported as stalled; as long as the demo
+     * waits for an answer, because a loaded machine can freeze a healthy run for seconds.
+     */
+    private static final long STALL_NANOS = TimeUnit.SECONDS.toNanos(30);
 
     private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
     /** Beyond the shutdown deadline: the report. */
