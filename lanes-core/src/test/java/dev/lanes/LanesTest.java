@@ -345,8 +345,10 @@ class LanesTest {
                     .containsExactly("Workers", "CommandDispatcher", "EventDispatcher");
             assertThat(report.components())
                     .allMatch(component -> component.outcome() == ComponentReport.Outcome.DRAINED);
-            assertThat(Thread.getAllStackTraces().keySet())
-                    .noneMatch(thread -> thread.getName().startsWith("Workers-shared-") && thread.isAlive());
+            // the pool has terminated; its last thread may still be on its way out of run()
+            await().atMost(TIMEOUT)
+                    .until(() -> Thread.getAllStackTraces().keySet().stream()
+                            .noneMatch(thread -> thread.getName().startsWith("Workers-shared-") && thread.isAlive()));
         }
 
         @Test

@@ -170,8 +170,9 @@ class DispatcherLifecycleTest {
         }
         await().atMost(PROMPTLY).until(() -> context.open.get() == 5);
         release.tryEmitEmpty();
-        await().atMost(PROMPTLY).until(() -> sent.stream().allMatch(TestExchange::acknowledged));
-        assertThat(context.open).hasValue(0);
+        // a lane closes each lease just after it acknowledges
+        await().atMost(PROMPTLY)
+                .until(() -> sent.stream().allMatch(TestExchange::acknowledged) && context.open.get() == 0);
     }
 
     @Nested
@@ -205,7 +206,8 @@ class DispatcherLifecycleTest {
 
             long started = System.nanoTime();
             dispatcher.forceStop();
-            assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(1));
+            // run inline, the cancel hooks would hold the caller for 10 s
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
 
             assertThat(dispatcher.state()).isEqualTo(State.STOPPED);
             assertThat(running.rejection()).hasMessageContaining("force-stopped while handling");
@@ -232,7 +234,7 @@ class DispatcherLifecycleTest {
                     .expectNoEvent(Duration.ofMillis(50))
                     .then(dispatcher::forceStop)
                     .expectComplete()
-                    .verify(Duration.ofSeconds(1));
+                    .verify(PROMPTLY);
             assertThat(stuck.rejection()).isInstanceOf(ExchangeRejectedException.class);
         }
 

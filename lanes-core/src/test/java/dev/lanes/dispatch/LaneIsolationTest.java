@@ -78,8 +78,8 @@ class LaneIsolationTest {
         fixture.emit(colliding);
         fixture.emit(control);
 
-        await().atMost(PROMPTLY).until(control::acknowledged);
-        assertThat(invoked).contains("BBBB").doesNotContain("AaAa");
+        await().atMost(PROMPTLY).until(() -> control.acknowledged() && invoked.contains("BBBB"));
+        assertThat(invoked).doesNotContain("AaAa");
         assertThat(colliding.settled).isNotDone();
 
         releaseSlow.tryEmitEmpty();

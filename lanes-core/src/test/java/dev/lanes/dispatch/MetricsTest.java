@@ -39,12 +39,16 @@ class MetricsTest {
         RecordingMetrics metrics = new RecordingMetrics();
         AtomicLong clock = new AtomicLong();
         Sinks.Empty<Void> release = Sinks.empty();
+        AtomicBoolean slowCalled = new AtomicBoolean(); // its queue wait is recorded just before the call
         AggregateDispatcher<String> dispatcher = fixture.started(fixture.builder(exchange -> {
                     clock.addAndGet(5_000);
                     return switch (exchange.message()) {
                         case "ok#0" -> Mono.empty();
                         case "bad#0" -> Mono.error(new IllegalStateException("bad"));
-                        default -> release.asMono();
+                        default -> {
+                            slowCalled.set(true);
+                            yield release.asMono();
+                        }
                     };
                 })
                 .settings(LaneSettings.DEFAULT
@@ -63,7 +67,8 @@ class MetricsTest {
         TestExchange slow = TestExchange.of("slow", 0);
         TestExchange overflow = TestExchange.of("slow", 1);
         List.of(ok, bad, slow, overflow).forEach(fixture::emit);
-        await().atMost(PROMPTLY).until(() -> ok.acknowledged() && bad.acknowledged() && overflow.settled.isDone());
+        await().atMost(PROMPTLY)
+                .until(() -> ok.acknowledged() && bad.acknowledged() && overflow.settled.isDone() && slowCalled.get());
 
         assertThat(metrics.outcomes.get(Outcome.HANDLED).sum()).isEqualTo(1);
         assertThat(metrics.outcomes.get(Outcome.RETRIED).sum()).isEqualTo(1);
@@ -107,6 +112,8 @@ class MetricsTest {
         });
         release.tryEmitEmpty();
         await().atMost(PROMPTLY).until(() -> sent.stream().allMatch(TestExchange::acknowledged));
+        // a lane's depth drops once its batch is settled, just after the last acknowledgement
+        await().atMost(PROMPTLY).until(() -> dispatcher.stats().queued() == 0);
         assertThat(dispatcher.stats().laneSkew()).isZero();
     }
 

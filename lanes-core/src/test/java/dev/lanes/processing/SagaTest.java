@@ -16,6 +16,7 @@ import dev.lanes.flow.IntakeGate;
 import dev.lanes.lifecycle.RuntimeContext;
 import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEventStream;
+import dev.lanes.test.time.CountingScheduler;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -190,12 +191,13 @@ class SagaTest {
     @Test
     void aTransientFailureIsSentAgainWithTheSameRequestIdAfterItsBackoffAndOnlyTheFinalOutcomeIsReplied() {
         VirtualTimeScheduler time = VirtualTimeScheduler.create();
+        CountingScheduler timer = new CountingScheduler(time);
         start(reservations()
                 .commandRetries(
                         EventProcessor.SagaBuilder.DEFAULT_COMMAND_RETRIES
                                 .withBackoff(Duration.ofSeconds(1), Duration.ofSeconds(1))
                                 .withJitter(0),
-                        time)
+                        timer)
                 .build());
         gateway.answer = message -> gateway.sent.size() == 1
                 ? Mono.error(new Busy())
@@ -208,7 +210,8 @@ class SagaTest {
                         List.of()));
 
         publish("o-1", 1, "apple");
-        await().atMost(TIMEOUT).until(() -> gateway.sent.size() == 1);
+        // the failed send's retry is timed from now
+        await().atMost(TIMEOUT).until(() -> gateway.sent.size() == 1 && timer.scheduled() == 1);
         time.advanceTimeBy(Duration.ofMillis(999));
         assertThat(gateway.sent).hasSize(1);
         time.advanceTimeBy(Duration.ofMillis(1));
@@ -270,11 +273,17 @@ class SagaTest {
             return outcome.asMono();
         };
 
+        /**
+         * Records and answers under the gateway's lock, so {@link #succeedAll()} sees every send either pending or yet
+         * to come (and then answered by whatever {@link #answer} was set before it).
+         */
         @Override
         public Mono<CommandResult> send(CommandMessage command, WaitStage waitStage) {
             return Mono.defer(() -> {
-                sent.add(command);
-                return answer.apply(command);
+                synchronized (this) {
+                    sent.add(command);
+                    return answer.apply(command);
+                }
             });
         }
 
@@ -287,7 +296,7 @@ class SagaTest {
             pending.remove(command.messageId()).tryEmitError(error);
         }
 
-        void succeedAll() {
+        synchronized void succeedAll() {
             for (CommandMessage command : sent) {
                 Sinks.One<CommandResult> outcome = pending.remove(command.messageId());
                 if (outcome != null) {

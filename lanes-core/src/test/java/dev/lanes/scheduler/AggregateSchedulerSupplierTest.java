@@ -3,6 +3,7 @@ package dev.lanes.scheduler;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.awaitility.Awaitility.await;
 
 import dev.lanes.api.AggregateId;
 import dev.lanes.api.NamedAggregate;
@@ -154,16 +155,17 @@ class AggregateSchedulerSupplierTest {
             AtomicInteger running = new AtomicInteger();
             AtomicInteger maxRunning = new AtomicInteger();
             Set<String> threads = ConcurrentHashMap.newKeySet();
-            CountDownLatch neverReleased = new CountDownLatch(1);
+            CountDownLatch twoRunning = new CountDownLatch(2);
+            CountDownLatch release = new CountDownLatch(1);
             CountDownLatch done = new CountDownLatch(8);
 
             for (int i = 0; i < 8; i++) {
                 scheduler.schedule(() -> {
                     maxRunning.accumulateAndGet(running.incrementAndGet(), Math::max);
                     threads.add(Thread.currentThread().getName());
+                    twoRunning.countDown();
                     try {
-                        // hold the worker long enough that a third worker, if it existed, would overlap
-                        neverReleased.await(50, TimeUnit.MILLISECONDS);
+                        release.await(10, TimeUnit.SECONDS);
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                     }
@@ -172,6 +174,12 @@ class AggregateSchedulerSupplierTest {
                 });
             }
 
+            assertThat(twoRunning.await(10, TimeUnit.SECONDS))
+                    .as("two workers hold a task each at once")
+                    .isTrue();
+            // six tasks wait while both workers are held: a third worker, if it existed, would take one
+            await().during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(5)).until(() -> running.get() == 2);
+            release.countDown();
             assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
             assertThat(maxRunning.get()).isEqualTo(2);
             assertThat(threads).hasSize(2);
@@ -307,7 +315,7 @@ class AggregateSchedulerSupplierTest {
 
             assertThat(order.isDisposed()).isTrue();
             assertThat(invoice.isDisposed()).isTrue();
-            assertThat(interrupted.await(1, TimeUnit.SECONDS)).isTrue();
+            assertThat(interrupted.await(5, TimeUnit.SECONDS)).isTrue();
         }
 
         @Test
@@ -332,8 +340,8 @@ class AggregateSchedulerSupplierTest {
                     .expectNoEvent(Duration.ofMillis(50))
                     .then(supplier::forceStop)
                     .expectComplete()
-                    .verify(Duration.ofSeconds(1));
-            StepVerifier.create(supplier.stopGracefully()).expectComplete().verify(Duration.ofSeconds(1));
+                    .verify(PROMPTLY);
+            StepVerifier.create(supplier.stopGracefully()).expectComplete().verify(PROMPTLY);
             assertThat(interrupted).isTrue();
         }
 
