@@ -28,6 +28,9 @@ final class DeadLetterSequencer {
     private static final Logger log = LoggerFactory.getLogger(DeadLetterSequencer.class);
     static final String BEHIND_HEAD = "parked behind the head of its sequence";
 
+    /** Below every letter's index: a retry's first pass takes the whole sequence. */
+    private static final long NO_LETTER = Long.MIN_VALUE;
+
     private final String processor;
     private final DeadLetterQueue queue;
     private final RetryPolicy retryPolicy;
@@ -118,12 +121,44 @@ final class DeadLetterSequencer {
     /** Runs a retry or skip; never errors: the operation's caller is answered instead. */
     Mono<Void> run(SequenceOperation operation) {
         AggregateId aggregateId = operation.aggregateId();
-        return queue.list(processor, aggregateId)
-                .flatMap(letters -> pass(aggregateId, letters, operation.skipsHead()))
+        return passes(
+                        aggregateId,
+                        operation.skipsHead(),
+                        NO_LETTER,
+                        new RetryOutcome(processor, aggregateId, 0, 0, 0, null))
                 .doOnNext(operation::answer)
                 .doOnError(operation::fail)
                 .onErrorResume(error -> Mono.empty())
                 .then();
+    }
+
+    /**
+     * Passes over the sequence until it is gone or a letter fails again. A pass that delivered every letter lists the
+     * sequence once more: with the queue shared by instances, the owner of the aggregate's partition may have parked
+     * new streams behind the head while this instance ran the retry, and they would otherwise wait for another one.
+     * Within one instance nothing is parked meanwhile (the retry holds the aggregate's lane), so that second look
+     * finds the sequence gone. A parking on another instance that checked for the head before this retry evicted it,
+     * and is stored only after the last look, still waits for the next retry. Only letters parked after the last one
+     * passed (a higher index) are taken: a letter left behind by an eviction that did not happen is never delivered
+     * twice.
+     */
+    private Mono<RetryOutcome> passes(AggregateId aggregateId, boolean skipHead, long after, RetryOutcome sofar) {
+        return queue.list(processor, aggregateId).flatMap(letters -> {
+            if (letters.isEmpty() || letters.get(0).index() <= after) {
+                return Mono.just(sofar);
+            }
+            long last = letters.get(letters.size() - 1).index();
+            return pass(aggregateId, letters, skipHead).flatMap(outcome -> {
+                RetryOutcome total = new RetryOutcome(
+                        processor,
+                        aggregateId,
+                        sofar.delivered() + outcome.delivered(),
+                        sofar.skipped() + outcome.skipped(),
+                        outcome.remaining(),
+                        outcome.failure());
+                return total.released() ? passes(aggregateId, false, last, total) : Mono.just(total);
+            });
+        });
     }
 
     /** What became of one letter in a pass. */

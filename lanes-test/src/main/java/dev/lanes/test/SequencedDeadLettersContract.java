@@ -204,6 +204,58 @@ public abstract class SequencedDeadLettersContract {
         assertThat(side.deadLetters().list(POISONED, id).block(TIMEOUT)).isEmpty();
     }
 
+    /**
+     * Two instances share the queue: one runs the retry (it took the request), the other owns the aggregate's
+     * partition and parks a new stream behind the head while that retry delivers it. The retry looks again once its
+     * letters are delivered, so the new one does not wait for another retry.
+     */
+    @Test
+    void aStreamParkedBehindTheHeadByAnotherInstanceWhileARetryRunsIsDeliveredByThatRetry() {
+        AggregateId id = fresh("shared");
+        poison(id, 2);
+        DeadLetterQueue queue = createQueue();
+        CompositeEventDispatcher side = start(queue);
+        publish(id, 1, 2, 3);
+        awaitParked(side.deadLetters(), id, 2);
+        cure();
+        Sinks.Empty<Void> release = Sinks.empty();
+        hold(id, 2, release.asMono());
+
+        Mono<RetryOutcome> retry = side.deadLetters().retry(POISONED, id).cache();
+        retry.subscribe();
+        journal.awaitStarted(POISONED, id, 2, 3); // twice before it was parked, now the retry
+        // the owner of the partition, on the other instance, parks v4 behind the head it sees in the queue
+        assertThat(queue.enqueueIfPresent(POISONED, stream(id, 4), "parked behind the head by the partition's owner")
+                        .map(DeadLetter::index)
+                        .block(TIMEOUT))
+                .as("the head is still parked, so v4 goes behind it")
+                .isNotNull();
+        release.tryEmitEmpty();
+
+        assertThat(retry.block(TIMEOUT)).isEqualTo(new RetryOutcome(POISONED, id, 3, 0, 0, null));
+        assertThat(journal.handled(POISONED, id)).containsExactly(1, 2, 3, 4);
+        assertThat(side.deadLetters().list(POISONED, id).block(TIMEOUT)).isEmpty();
+    }
+
+    /**
+     * A retry looks at the sequence again once it delivered every letter (another instance may have parked more); a
+     * queue whose evictions do not happen must not make it deliver the same letters again, round after round.
+     */
+    @Test
+    void aRetryDeliversEachLetterOnceEvenWhenTheQueueKeepsTheLettersItWasToldToEvict() {
+        AggregateId id = fresh("unevicted");
+        poison(id, 2);
+        CompositeEventDispatcher side = start(new EvictingNothing(createQueue()));
+        publish(id, 1, 2, 3);
+        awaitParked(side.deadLetters(), id, 2);
+        cure();
+
+        RetryOutcome outcome = side.deadLetters().retry(POISONED, id).block(TIMEOUT);
+
+        assertThat(outcome).isEqualTo(new RetryOutcome(POISONED, id, 2, 0, 0, null));
+        assertThat(journal.handled(POISONED, id)).containsExactly(1, 2, 3);
+    }
+
     @Test
     void aRetryThatFailsAgainStopsThereTheHeadKeepsItsPlaceWithItsNewReasonAndLaterStreamsStayBehindIt() {
         AggregateId id = fresh("again");
@@ -355,6 +407,44 @@ public abstract class SequencedDeadLettersContract {
                 List.of(new DomainEvent(1, new Touched(id.id() + " v" + version))),
                 Instant.now().truncatedTo(ChronoUnit.MICROS),
                 Map.of());
+    }
+
+    /** Forwards everything but {@link #evict}, which it drops. */
+    private record EvictingNothing(DeadLetterQueue queue) implements DeadLetterQueue {
+        @Override
+        public boolean isParked(String processor, AggregateId aggregateId) {
+            return queue.isParked(processor, aggregateId);
+        }
+
+        @Override
+        public Mono<DeadLetter> enqueue(String processor, DomainEventStream stream, String reason, int attempts) {
+            return queue.enqueue(processor, stream, reason, attempts);
+        }
+
+        @Override
+        public Mono<DeadLetter> enqueueIfPresent(String processor, DomainEventStream stream, String reason) {
+            return queue.enqueueIfPresent(processor, stream, reason);
+        }
+
+        @Override
+        public Mono<List<DeadLetterSequence>> sequences() {
+            return queue.sequences();
+        }
+
+        @Override
+        public Mono<List<DeadLetter>> list(String processor, AggregateId aggregateId) {
+            return queue.list(processor, aggregateId);
+        }
+
+        @Override
+        public Mono<Void> evict(DeadLetter letter) {
+            return Mono.empty();
+        }
+
+        @Override
+        public Mono<Void> update(DeadLetter letter) {
+            return queue.update(letter);
+        }
     }
 
     /** What each processor started and handled, per aggregate, in order; waits are bounded by {@link #TIMEOUT}. */
