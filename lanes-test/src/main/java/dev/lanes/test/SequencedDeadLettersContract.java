@@ -186,19 +186,11 @@ public abstract class SequencedDeadLettersContract {
         AggregateId id = fresh("raced");
         poison(id, 2);
         CompositeEventDispatcher side = start(createQueue());
-        publish(id, 1, 2, 3);
-        awaitParked(side.deadLetters(), id, 2);
-        cure();
-        Sinks.Empty<Void> release = Sinks.empty();
-        hold(id, 2, release.asMono());
-
-        Mono<RetryOutcome> retry = side.deadLetters().retry(POISONED, id).cache();
-        retry.subscribe();
-        journal.awaitStarted(POISONED, id, 2, 3); // twice before it was parked, now the retry
+        HeldRetry retry = retryHeldAtTheHead(side, id);
         publish(id, 4, 5); // while the retry's delivery of v2 is still running, in the same lane
-        release.tryEmitEmpty();
+        retry.release().tryEmitEmpty();
 
-        assertThat(retry.block(TIMEOUT)).isEqualTo(new RetryOutcome(POISONED, id, 2, 0, 0, null));
+        assertThat(retry.outcome().block(TIMEOUT)).isEqualTo(new RetryOutcome(POISONED, id, 2, 0, 0, null));
         journal.awaitHandled(POISONED, id, 5);
         assertThat(journal.handled(POISONED, id)).containsExactly(1, 2, 3, 4, 5);
         assertThat(side.deadLetters().list(POISONED, id).block(TIMEOUT)).isEmpty();
@@ -215,24 +207,16 @@ public abstract class SequencedDeadLettersContract {
         poison(id, 2);
         DeadLetterQueue queue = createQueue();
         CompositeEventDispatcher side = start(queue);
-        publish(id, 1, 2, 3);
-        awaitParked(side.deadLetters(), id, 2);
-        cure();
-        Sinks.Empty<Void> release = Sinks.empty();
-        hold(id, 2, release.asMono());
-
-        Mono<RetryOutcome> retry = side.deadLetters().retry(POISONED, id).cache();
-        retry.subscribe();
-        journal.awaitStarted(POISONED, id, 2, 3); // twice before it was parked, now the retry
+        HeldRetry retry = retryHeldAtTheHead(side, id);
         // the owner of the partition, on the other instance, parks v4 behind the head it sees in the queue
         assertThat(queue.enqueueIfPresent(POISONED, stream(id, 4), "parked behind the head by the partition's owner")
                         .map(DeadLetter::index)
                         .block(TIMEOUT))
                 .as("the head is still parked, so v4 goes behind it")
                 .isNotNull();
-        release.tryEmitEmpty();
+        retry.release().tryEmitEmpty();
 
-        assertThat(retry.block(TIMEOUT)).isEqualTo(new RetryOutcome(POISONED, id, 3, 0, 0, null));
+        assertThat(retry.outcome().block(TIMEOUT)).isEqualTo(new RetryOutcome(POISONED, id, 3, 0, 0, null));
         assertThat(journal.handled(POISONED, id)).containsExactly(1, 2, 3, 4);
         assertThat(side.deadLetters().list(POISONED, id).block(TIMEOUT)).isEmpty();
     }
@@ -368,6 +352,22 @@ public abstract class SequencedDeadLettersContract {
 
     private void hold(AggregateId id, int version, Mono<Void> until) {
         held = Map.of(id + " v" + version, until);
+    }
+
+    /** A retry whose delivery of the head holds until {@code release} completes. */
+    private record HeldRetry(Mono<RetryOutcome> outcome, Sinks.Empty<Void> release) {}
+
+    /** Parks v2 of {@code id} with v3 behind it, cures it, and starts a retry held in its delivery of v2. */
+    private HeldRetry retryHeldAtTheHead(CompositeEventDispatcher side, AggregateId id) {
+        publish(id, 1, 2, 3);
+        awaitParked(side.deadLetters(), id, 2);
+        cure();
+        Sinks.Empty<Void> release = Sinks.empty();
+        hold(id, 2, release.asMono());
+        Mono<RetryOutcome> retry = side.deadLetters().retry(POISONED, id).cache();
+        retry.subscribe();
+        journal.awaitStarted(POISONED, id, 2, 3); // twice before it was parked, now the retry
+        return new HeldRetry(retry, release);
     }
 
     /** Waits until the sequence holds {@code size} letters; returns them, head first. */
