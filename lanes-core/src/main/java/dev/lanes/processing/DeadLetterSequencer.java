@@ -138,7 +138,8 @@ final class DeadLetterSequencer {
      * new streams behind the head while this instance ran the retry, and they would otherwise wait for another one.
      * Within one instance nothing is parked meanwhile (the retry holds the aggregate's lane), so that second look
      * finds the sequence gone. A parking on another instance that checked for the head before this retry evicted it,
-     * and is stored only after the last look, still waits for the next retry. Only letters parked after the last one
+     * and is stored only after the last look, would wait for the next retry, unless the queue serializes the two as
+     * the PostgreSQL queue does (the check locks the letter it finds). Only letters parked after the last one
      * passed (a higher index) are taken: a letter left behind by an eviction that did not happen is never delivered
      * twice.
      */

@@ -50,6 +50,11 @@ import reactor.core.publisher.Mono;
  * {@code DomainEventBus.onAssignment} none of this holds: one processor's aggregate must then be handled by one
  * instance at a time and stay there, or the instances be restarted after it moved.
  *
+ * <p><b>Retries across instances.</b> A retry runs on the instance that took its request, which need not own the
+ * aggregate's partition; the owner may park new streams behind the head meanwhile. {@link #enqueueIfPresent} locks the
+ * letter it parks behind ({@code FOR KEY SHARE}) until its row is committed, so the retry's eviction of that letter
+ * waits for the row, and the retry's next look at the sequence delivers it.
+ *
  * <p><b>Threads.</b> Every JDBC call runs on the queue's bounded scheduler (one thread per pooled connection), never
  * on the subscriber's thread; opening is blocking (it loads the parked set): do it at start, not from a lane.
  *
@@ -66,8 +71,15 @@ public final class PostgresDeadLetterQueue implements DeadLetterQueue, AutoClose
     private static final String INSERT = "INSERT INTO lanes_dead_letters (" + COLUMNS + ", sequence_index, version,"
             + " stream_id, request_id, command_id, created_at, headers, events, reason, attempts, parked_at)"
             + " SELECT ?, ?, ?, ?, ?, " + NEXT_INDEX + ", ?, ?, ?, ?, ?, CAST(? AS jsonb), CAST(? AS jsonb), ?, ?, ?";
+    /**
+     * Parks behind a sequence only while it has a letter, and locks the letter it finds until the new row is committed:
+     * a retry evicting that letter (on any instance) waits for the row, so its next look at the sequence sees it. A
+     * letter evicted first is skipped by the lock (READ COMMITTED re-checks it), and with no letter left nothing is
+     * inserted: the caller handles the stream itself.
+     */
     private static final String IF_PRESENT =
-            " WHERE EXISTS (SELECT 1 FROM lanes_dead_letters WHERE " + KEY + ") RETURNING sequence_index";
+            " WHERE EXISTS (SELECT 1 FROM lanes_dead_letters WHERE " + KEY + " FOR KEY SHARE) RETURNING sequence_index";
+
     private static final String LETTER_COLUMNS = "sequence_index, version, stream_id, request_id, command_id,"
             + " created_at, headers::text, events::text, reason, attempts, parked_at";
     private static final String LIST =

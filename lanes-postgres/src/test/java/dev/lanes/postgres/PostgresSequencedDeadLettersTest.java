@@ -8,10 +8,17 @@ import dev.lanes.processing.DeadLetter;
 import dev.lanes.processing.DeadLetterQueue;
 import dev.lanes.processing.RetryOutcome;
 import dev.lanes.test.SequencedDeadLettersContract;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
 
 /**
  * {@link SequencedDeadLettersContract} over {@link PostgresDeadLetterQueue} on the embedded PostgreSQL, plus what only a
@@ -94,5 +101,78 @@ class PostgresSequencedDeadLettersTest extends SequencedDeadLettersContract {
         assertThat(journal().handled("Poisoned", id)).containsExactly(1, 2, 3);
         assertThat(tool.takeRetryRequests(Set.of("Poisoned")).block(TIMEOUT))
                 .noneMatch(sequence -> sequence.aggregateId().equals(id));
+    }
+
+    /**
+     * The partition's owner, on another instance, checks that the head is parked before a retry evicts it, and its row
+     * is stored only after the retry's last look at the sequence. The owner's insert is held after its check here by a
+     * row of the same key that another session inserted and has not committed. Parking behind a head and evicting it
+     * are serialized (the check locks the head it finds), so the retry's eviction waits for the owner's row, and the
+     * retry delivers it.
+     */
+    @Test
+    void aStreamWhoseParkingCheckedForTheHeadBeforeARetryEvictedItIsDeliveredByThatRetry() throws SQLException {
+        AggregateId id = fresh("serialized");
+        poison(id, 2);
+        DeadLetterQueue owner = createQueue();
+        CompositeEventDispatcher side = start(createQueue());
+        publish(id, 1, 2, 3);
+        List<DeadLetter> letters = awaitParked(side.deadLetters(), id, 2);
+        try (Connection other = TestDatabase.store().dataSource().getConnection()) {
+            other.setAutoCommit(false);
+            holdIndex(other, id, letters.get(1).index(), letters.get(1).index() + 1);
+            Mono<DeadLetter> parking = owner.enqueueIfPresent("Poisoned", stream(id, 4), "behind the head")
+                    .cache();
+            parking.subscribe();
+            awaitWaiting("INSERT INTO lanes_dead_letters");
+            cure();
+
+            Mono<RetryOutcome> retry = side.deadLetters().retry("Poisoned", id).cache();
+            CompletableFuture<RetryOutcome> done = retry.toFuture();
+            Awaitility.await()
+                    .atMost(TIMEOUT)
+                    .until(() -> done.isDone() || waiting("DELETE FROM lanes_dead_letters") > 0);
+            other.rollback(); // the owner's insert goes on, with the index it took
+
+            assertThat(parking.block(TIMEOUT))
+                    .as("the owner parked v4 behind the head")
+                    .isNotNull();
+            assertThat(retry.block(TIMEOUT)).isEqualTo(new RetryOutcome("Poisoned", id, 3, 0, 0, null));
+        }
+        assertThat(journal().handled("Poisoned", id)).containsExactly(1, 2, 3, 4);
+        assertThat(side.deadLetters().list("Poisoned", id).block(TIMEOUT)).isEmpty();
+    }
+
+    /** Inserts, uncommitted, a copy of letter {@code from} at index {@code at}: an insert of that key waits for it. */
+    private static void holdIndex(Connection connection, AggregateId id, long from, long at) throws SQLException {
+        String columns = "version, stream_id, request_id, command_id, created_at, headers, events, reason, attempts,"
+                + " parked_at";
+        try (PreparedStatement insert = connection.prepareStatement(
+                "INSERT INTO lanes_dead_letters (processor,"
+                        + " tenant_id, context_name, aggregate_name, aggregate_id, sequence_index, " + columns + ")"
+                        + " SELECT processor, tenant_id, context_name, aggregate_name, aggregate_id, ?, " + columns
+                        + " FROM lanes_dead_letters WHERE processor = 'Poisoned' AND aggregate_id = ? AND sequence_index = ?")) {
+            insert.setLong(1, at);
+            insert.setString(2, id.id());
+            insert.setLong(3, from);
+            assertThat(insert.executeUpdate()).isOne();
+        }
+    }
+
+    private static void awaitWaiting(String statement) {
+        Awaitility.await().atMost(TIMEOUT).until(() -> waiting(statement) > 0);
+    }
+
+    /** Sessions whose current statement starts with {@code statement} and waits for a lock. */
+    private static int waiting(String statement) throws SQLException {
+        try (Connection connection = TestDatabase.store().dataSource().getConnection();
+                PreparedStatement query = connection.prepareStatement("SELECT count(*) FROM pg_stat_activity"
+                        + " WHERE wait_event_type = 'Lock' AND starts_with(query, ?)")) {
+            query.setString(1, statement);
+            try (ResultSet rows = query.executeQuery()) {
+                rows.next();
+                return rows.getInt(1);
+            }
+        }
     }
 }

@@ -397,7 +397,7 @@ public abstract class SequencedDeadLettersContract {
                 .build();
     }
 
-    private static DomainEventStream stream(AggregateId id, int version) {
+    protected static DomainEventStream stream(AggregateId id, int version) {
         return new DomainEventStream(
                 UUID.randomUUID().toString(),
                 id,
