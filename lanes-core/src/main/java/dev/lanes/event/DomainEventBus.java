@@ -41,8 +41,9 @@ public interface DomainEventBus {
      * another instance may have held (Kafka: a group member is assigned partitions), on the consumer thread that takes
      * it over, before any of that work is handed out. A bus that lets go of work only once its holder acknowledged what
      * it handed out (Kafka's revocation) runs it after the previous holder let go, so it sees what that holder stored
-     * before acknowledging. It may block (never in a lane); one that throws is logged, naming the bus and the work,
-     * and the bus goes on. It runs for the work taken over after it was registered: register it before the bus starts.
+     * before acknowledging. It may block (never in a lane). One that throws is logged, naming the bus and the work, and
+     * the work it was run for is held until it runs again and passes (the Kafka bus retries with a backoff); the rest
+     * of the bus goes on. It runs for the work taken over after it was registered: register it before the bus starts.
      *
      * <p>A bus whose work never moves between instances never runs it (the default, and the in-memory bus).
      */

@@ -55,8 +55,10 @@ import reactor.core.publisher.Sinks;
  * revokeTimeout} to settle, then its contiguous offset is committed synchronously and it is let go. An assigned
  * partition starts from its committed offset; its records that were already in it may have been handled by the earlier
  * owner, and say so ({@link MessageExchange#mayBeRedelivered()}). The hooks given as {@code beforeDelivery} run in
- * {@code onPartitionsAssigned}, so before any record of the assigned partitions is handed out; one that throws is
- * logged, and the partitions are handed out anyway.
+ * {@code onPartitionsAssigned}, so before any record of the assigned partitions is handed out. When one throws, the
+ * partitions stay paused and hand out nothing: the hooks are run again, all of them in order, after a backoff of
+ * {@link #HOOKS_RETRY_FIRST} doubling to {@link #HOOKS_RETRY_MAX}, until they all ran (each failure is logged at WARN);
+ * the consumer's other partitions go on. A hook that must not hold its partitions must not throw.
  *
  * <p><b>Rejection</b> (a lane handed a record back): the partition stops at it; once nothing of it is in flight it is
  * read again from there, unless the consumer is stopping (then the commit stays below it, for the next owner).
@@ -66,6 +68,8 @@ import reactor.core.publisher.Sinks;
 final class ConsumerLoop<M> implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(ConsumerLoop.class);
     private static final Duration SHORT_POLL = Duration.ofMillis(5);
+    static final Duration HOOKS_RETRY_FIRST = Duration.ofMillis(100);
+    static final Duration HOOKS_RETRY_MAX = Duration.ofSeconds(5);
 
     private final String name;
     private final String group;
@@ -89,6 +93,11 @@ final class ConsumerLoop<M> implements Runnable {
     private volatile Set<TopicPartition> pausedView = Set.of();
     private long nextCommitAt;
     private boolean blocked;
+    /** When assignment hooks that failed run again ({@code System.nanoTime}); consumer thread only. */
+    private long hooksRetryAt;
+
+    /** The wait after their next failure; consumer thread only. */
+    private Duration hooksBackoff = HOOKS_RETRY_FIRST;
 
     ConsumerLoop(
             String name,
@@ -232,6 +241,7 @@ final class ConsumerLoop<M> implements Runnable {
                     return;
                 }
                 rewind(created);
+                retryHooks();
                 handOut();
                 pauseOrResume(created);
                 commitIfDue(created);
@@ -302,7 +312,7 @@ final class ConsumerLoop<M> implements Runnable {
     private void handOut() {
         blocked = false;
         for (PartitionState partition : partitions.values()) {
-            while (!partition.halted && !partition.buffered.isEmpty()) {
+            while (!partition.halted && !partition.awaitingHooks && !partition.buffered.isEmpty()) {
                 @SuppressWarnings("unchecked")
                 Fetched<M> next = (Fetched<M>) partition.buffered.peek();
                 if (!handOut(partition, next)) {
@@ -388,6 +398,58 @@ final class ConsumerLoop<M> implements Runnable {
         }
     }
 
+    /** Runs the assignment hooks again once their backoff ran out, while partitions wait for them. */
+    private void retryHooks() {
+        List<TopicPartition> waiting = new ArrayList<>();
+        for (PartitionState partition : partitions.values()) {
+            if (partition.awaitingHooks) {
+                waiting.add(partition.partition);
+            }
+        }
+        if (waiting.isEmpty() || System.nanoTime() - hooksRetryAt < 0) {
+            return;
+        }
+        if (runHooks(waiting)) {
+            log.info("{}: the assignment hooks ran; handing out the records of {}", name, waiting);
+            hooksRan();
+        } else {
+            holdForHooks();
+        }
+    }
+
+    private void hooksRan() {
+        for (PartitionState partition : partitions.values()) {
+            partition.awaitingHooks = false;
+        }
+        hooksBackoff = HOOKS_RETRY_FIRST;
+    }
+
+    /** Runs every hook in order; {@code false}, after logging it, at the first that throws. */
+    private boolean runHooks(Collection<TopicPartition> assigned) {
+        for (Runnable hook : beforeDelivery) {
+            try {
+                hook.run();
+            } catch (RuntimeException error) {
+                log.warn(
+                        "{}: {} failed before the records of {} were handed out; they are held, and the hooks run"
+                                + " again in {} ms: {}",
+                        name,
+                        hook,
+                        assigned,
+                        hooksBackoff.toMillis(),
+                        error.toString());
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void holdForHooks() {
+        hooksRetryAt = System.nanoTime() + hooksBackoff.toNanos();
+        Duration doubled = hooksBackoff.multipliedBy(2);
+        hooksBackoff = doubled.compareTo(HOOKS_RETRY_MAX) > 0 ? HOOKS_RETRY_MAX : doubled;
+    }
+
     private void pauseOrResume(KafkaConsumer<String, byte[]> kafka) {
         List<TopicPartition> pause = new ArrayList<>();
         List<TopicPartition> resume = new ArrayList<>();
@@ -397,6 +459,7 @@ final class ConsumerLoop<M> implements Runnable {
             int held = partition.offsets.held();
             if (!partition.paused
                     && (partition.halted
+                            || partition.awaitingHooks
                             || unsettled >= options.maxUnsettledPerPartition()
                             || buffered >= options.maxBufferedPerPartition()
                             || held >= 8 * options.maxUnsettledPerPartition())) {
@@ -404,6 +467,7 @@ final class ConsumerLoop<M> implements Runnable {
                 pause.add(partition.partition);
             } else if (partition.paused
                     && !partition.halted
+                    && !partition.awaitingHooks
                     && unsettled <= options.maxUnsettledPerPartition() / 2
                     && buffered <= options.maxBufferedPerPartition() / 2
                     && held <= 4 * options.maxUnsettledPerPartition()) {
@@ -584,22 +648,13 @@ final class ConsumerLoop<M> implements Runnable {
             }
             assignedView = Set.copyOf(partitions.keySet());
             log.info("{}: assigned {}", name, assigned);
-            runBeforeDelivery(assigned);
-        }
-
-        /** Runs the hooks now: the assigned partitions' records are handed out only after this callback returned. */
-        private void runBeforeDelivery(Collection<TopicPartition> assigned) {
-            for (Runnable hook : beforeDelivery) {
-                try {
-                    hook.run();
-                } catch (RuntimeException error) {
-                    log.warn(
-                            "{}: {} failed before the records of {} were handed out; they are handed out anyway: {}",
-                            name,
-                            hook,
-                            assigned,
-                            error.toString());
+            if (runHooks(assigned)) { // the records are handed out only after this callback returned
+                hooksRan(); // the hooks are the same for every assignment: partitions still waiting wait no more
+            } else {
+                for (PartitionState partition : states(assigned)) {
+                    partition.awaitingHooks = true;
                 }
+                holdForHooks();
             }
         }
 

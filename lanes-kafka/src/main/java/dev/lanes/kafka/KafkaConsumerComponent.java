@@ -107,7 +107,7 @@ public final class KafkaConsumerComponent implements RuntimeComponent {
         return loop.assignment();
     }
 
-    /** The partitions it paused for backpressure now (a snapshot). */
+    /** The partitions it paused now, for backpressure, a record handed back or assignment hooks that failed (a snapshot). */
     public Set<TopicPartition> pausedPartitions() {
         return loop.paused();
     }

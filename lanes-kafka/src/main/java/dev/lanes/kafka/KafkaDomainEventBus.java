@@ -77,8 +77,10 @@ public final class KafkaDomainEventBus implements DomainEventBus {
     /**
      * Runs {@code beforeDelivery} in every processor's consumer on this instance each time it is assigned partitions,
      * before it hands out any of their records; Kafka calls it only once the previous owner of those partitions drained
-     * and committed them (unless they were lost). It runs on the consumer's thread, in the order registered; one that
-     * throws is logged at WARN, naming the consumer and the partitions, and the records are handed out anyway.
+     * and committed them (unless they were lost). It runs on the consumer's thread, in the order registered. When one
+     * throws, it is logged at WARN, naming the consumer and the partitions, and those partitions stay paused, handing
+     * out nothing, while the hooks run again with a backoff (100 ms doubling to 5 s) until they all pass; the
+     * consumer's other partitions go on.
      */
     @Override
     public void onAssignment(Runnable beforeDelivery) {

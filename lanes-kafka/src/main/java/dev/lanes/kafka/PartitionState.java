@@ -21,6 +21,8 @@ final class PartitionState {
     boolean halted;
     /** Whether to read again from the rejected record once nothing is in flight (not when the consumer stops). */
     boolean rewind;
+    /** The assignment's hooks failed: nothing is handed out until they ran (retried by the consumer thread). */
+    boolean awaitingHooks;
 
     long lastCommitted = -1;
 
@@ -31,6 +33,7 @@ final class PartitionState {
 
     @Override
     public String toString() {
-        return partition + " " + offsets + (paused ? " paused" : "") + (halted ? " halted" : "");
+        return partition + " " + offsets + (paused ? " paused" : "") + (halted ? " halted" : "")
+                + (awaitingHooks ? " awaiting its assignment hooks" : "");
     }
 }
