@@ -107,7 +107,10 @@ public final class KafkaConsumerComponent implements RuntimeComponent {
         return loop.assignment();
     }
 
-    /** The partitions it paused now, for backpressure, a record handed back or assignment hooks that failed (a snapshot). */
+    /**
+     * The partitions it paused now (a snapshot): for backpressure, after a record was handed back, or while its
+     * assignment hooks fail.
+     */
     public Set<TopicPartition> pausedPartitions() {
         return loop.paused();
     }

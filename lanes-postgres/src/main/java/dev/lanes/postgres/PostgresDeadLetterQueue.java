@@ -37,18 +37,18 @@ import reactor.core.publisher.Mono;
  * handled.
  *
  * <p><b>Rebalances.</b> With the Kafka event bus, a partition revoked from one instance is assigned to the next only
- * after the first drained it and committed, and a stream is acknowledged only once this queue stored it; the new
- * owner reloads at assignment, so it parks the later streams of every aggregate whose sequence the previous owner
- * parked. Not covered, because the sequence is stored after the new owner reloaded: a partition <em>lost</em> rather
- * than revoked (its owner crashed, or was fenced after missing its heartbeats or polls, while a parking was under way),
- * and a parking still under way when the revoke timeout of {@code KafkaOptions} ran out. In these cases the new owner
- * handles that aggregate's later streams (the head itself stays parked, listed and retried as usual) until its next
- * reload or restart. A reload that fails (the database unreachable at that moment) holds the assigned partitions: the
- * Kafka bus runs it again until it passes, and hands out their records only then. Only the owner of an aggregate's partition creates its sequences (the CLI
- * and retries only remove letters), unless the same processor also runs outside the consumer group (another bus over
- * the same table): a sequence parked there is not seen until the next reload. With a bus that does not implement
- * {@code DomainEventBus.onAssignment} none of this holds: one processor's aggregate must then be handled by one
- * instance at a time and stay there, or the instances be restarted after it moved.
+ * after the first drained it and committed, and a stream is acknowledged only once this queue stored it; the new owner
+ * reloads at assignment, so it parks the later streams of every aggregate whose sequence the previous owner parked. Not
+ * covered, because the sequence is stored after the new owner reloaded: a partition <em>lost</em> rather than revoked
+ * (its owner crashed, or was fenced after missing its heartbeats or polls, while a parking was under way), and a
+ * parking still under way when the revoke timeout of {@code KafkaOptions} ran out. In these cases the new owner handles
+ * that aggregate's later streams (the head itself stays parked, listed and retried as usual) until its next reload or
+ * restart. A reload that fails (the database unreachable at that moment) holds the assigned partitions: the Kafka bus
+ * runs it again until it passes, and hands out their records only then. Only the owner of an aggregate's partition
+ * creates its sequences (the CLI and retries only remove letters), unless the same processor also runs outside the
+ * consumer group (another bus over the same table): a sequence parked there is not seen until the next reload. With a
+ * bus that does not implement {@code DomainEventBus.onAssignment} none of this holds: one processor's aggregate must
+ * then be handled by one instance at a time and stay there, or the instances be restarted after it moved.
  *
  * <p><b>Retries across instances.</b> A retry runs on the instance that took its request, which need not own the
  * aggregate's partition; the owner may park new streams behind the head meanwhile. {@link #enqueueIfPresent} locks the

@@ -147,11 +147,11 @@ class PostgresSequencedDeadLettersTest extends SequencedDeadLettersContract {
     private static void holdIndex(Connection connection, AggregateId id, long from, long at) throws SQLException {
         String columns = "version, stream_id, request_id, command_id, created_at, headers, events, reason, attempts,"
                 + " parked_at";
-        try (PreparedStatement insert = connection.prepareStatement(
-                "INSERT INTO lanes_dead_letters (processor,"
-                        + " tenant_id, context_name, aggregate_name, aggregate_id, sequence_index, " + columns + ")"
-                        + " SELECT processor, tenant_id, context_name, aggregate_name, aggregate_id, ?, " + columns
-                        + " FROM lanes_dead_letters WHERE processor = 'Poisoned' AND aggregate_id = ? AND sequence_index = ?")) {
+        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO lanes_dead_letters (processor,"
+                + " tenant_id, context_name, aggregate_name, aggregate_id, sequence_index, " + columns + ")"
+                + " SELECT processor, tenant_id, context_name, aggregate_name, aggregate_id, ?, " + columns
+                + " FROM lanes_dead_letters"
+                + " WHERE processor = 'Poisoned' AND aggregate_id = ? AND sequence_index = ?")) {
             insert.setLong(1, at);
             insert.setString(2, id.id());
             insert.setLong(3, from);
