@@ -93,7 +93,10 @@ final class ConsumerLoop<M> implements Runnable {
     private volatile Set<TopicPartition> pausedView = Set.of();
     private long nextCommitAt;
     private boolean blocked;
-    /** When assignment hooks that failed run again ({@code System.nanoTime}); consumer thread only. */
+    /** Whether the assignment hooks failed and partitions wait for them; consumer thread only. */
+    private boolean hooksFailed;
+
+    /** When the hooks that failed run again ({@code System.nanoTime}); consumer thread only. */
     private long hooksRetryAt;
 
     /** The wait after their next failure; consumer thread only. */
@@ -400,16 +403,18 @@ final class ConsumerLoop<M> implements Runnable {
 
     /** Runs the assignment hooks again once their backoff ran out, while partitions wait for them. */
     private void retryHooks() {
+        if (!hooksFailed || System.nanoTime() - hooksRetryAt < 0) {
+            return;
+        }
         List<TopicPartition> waiting = new ArrayList<>();
         for (PartitionState partition : partitions.values()) {
             if (partition.awaitingHooks) {
                 waiting.add(partition.partition);
             }
         }
-        if (waiting.isEmpty() || System.nanoTime() - hooksRetryAt < 0) {
-            return;
-        }
-        if (runHooks(waiting)) {
+        if (waiting.isEmpty()) { // revoked meanwhile
+            hooksRan();
+        } else if (runHooks(waiting)) {
             log.info("{}: the assignment hooks ran; handing out the records of {}", name, waiting);
             hooksRan();
         } else {
@@ -421,6 +426,7 @@ final class ConsumerLoop<M> implements Runnable {
         for (PartitionState partition : partitions.values()) {
             partition.awaitingHooks = false;
         }
+        hooksFailed = false;
         hooksBackoff = HOOKS_RETRY_FIRST;
     }
 
@@ -445,6 +451,7 @@ final class ConsumerLoop<M> implements Runnable {
     }
 
     private void holdForHooks() {
+        hooksFailed = true;
         hooksRetryAt = System.nanoTime() + hooksBackoff.toNanos();
         Duration doubled = hooksBackoff.multipliedBy(2);
         hooksBackoff = doubled.compareTo(HOOKS_RETRY_MAX) > 0 ? HOOKS_RETRY_MAX : doubled;
