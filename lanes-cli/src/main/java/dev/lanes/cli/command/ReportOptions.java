@@ -1,8 +1,11 @@
 package dev.lanes.cli.command;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Model.CommandSpec;
@@ -48,7 +51,10 @@ final class ReportOptions {
     @Nullable
     Duration shutdownTimeout;
 
-    /** Fails with a usage error, before anything runs, when a report file could not be written. */
+    /**
+     * Fails with a usage error, before anything runs, when a report file could not be written: one line naming the
+     * option, the path and the file system's reason (exit code {@link ExitCode#BAD_OPTION}).
+     */
     void validate(CommandSpec spec) {
         checkWritable(spec, "--json", json);
         checkWritable(spec, "--html", html);
@@ -71,28 +77,54 @@ final class ReportOptions {
     }
 
     /**
-     * Why {@code file} could not be written, or null when it can: its directory must exist and take a new file (tried
-     * with a probe file, which also catches a read-only file system and a root user), and the file, if it exists, must
-     * be a writable regular file.
+     * Why {@code file} could not be written, or null when it can. The file itself is tried, not a stand-in: its
+     * directory must exist; a file already there is opened for writing and closed untouched; a new one is created and
+     * deleted again. So whatever the file system refuses of that path (a name too long, a read-only file system, a
+     * directory that takes no new files, no permission) is found before the run, and the check leaves no file behind.
      */
     static @Nullable String writeProblem(Path file) {
         Path parent = file.getParent();
         if (parent == null || !Files.isDirectory(parent)) {
             return "its directory " + parent + " does not exist";
         }
-        if (Files.exists(file) && (!Files.isRegularFile(file) || !Files.isWritable(file))) {
-            return Files.isDirectory(file) ? "it is a directory" : "it exists and is not a writable file";
+        if (Files.isDirectory(file)) {
+            return "it is a directory";
         }
-        return probe(parent);
+        if (Files.exists(file)) {
+            return Files.isRegularFile(file) ? tryOpen(file) : "it exists and is not a regular file";
+        }
+        return tryCreate(file);
     }
 
-    private static @Nullable String probe(Path directory) {
-        try {
-            Files.delete(Files.createTempFile(directory, ".lanes-", ".probe"));
+    private static @Nullable String tryOpen(Path file) {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
             return null;
         } catch (IOException | SecurityException e) {
-            return "its directory " + directory + " does not take new files ("
-                    + e.getClass().getSimpleName() + ")";
+            return "it exists and cannot be opened for writing (" + reason(e) + ")";
         }
+    }
+
+    private static @Nullable String tryCreate(Path file) {
+        try {
+            Files.newByteChannel(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)
+                    .close();
+        } catch (IOException | SecurityException e) {
+            return "it cannot be created (" + reason(e) + ")";
+        }
+        try {
+            Files.delete(file);
+            return null;
+        } catch (IOException e) {
+            return "it was created but cannot be deleted again (" + reason(e) + ")";
+        }
+    }
+
+    /** The file system's own words ({@code File name too long}), without the path the message already names. */
+    private static String reason(Exception e) {
+        if (e instanceof FileSystemException fileSystem) {
+            String reason = fileSystem.getReason();
+            return reason != null ? reason : e.getClass().getSimpleName();
+        }
+        return e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
     }
 }

@@ -178,6 +178,37 @@ class OptionsTest {
         assertThat(result.out()).isEmpty();
     }
 
+    @ParameterizedTest
+    @CsvSource({"--json", "--html"})
+    void aReportFileWhoseNameIsTooLongToCreateIsRefusedBeforeAnythingRuns(String option, @TempDir Path dir) {
+        // the directory takes new files; only this name cannot be created (NAME_MAX is 255 bytes on Linux and macOS)
+        Path file = dir.resolve("r".repeat(300) + ".json");
+
+        Cli.Result result =
+                Cli.run("demo", "--accounts", "10", "--clients", "2", "--commands", "100", option, file.toString());
+
+        assertThat(result.exitCode()).as(result.out() + result.err()).isEqualTo(ExitCode.BAD_OPTION);
+        assertThat(result.err().lines().findFirst())
+                .hasValueSatisfying(line -> assertThat(line)
+                        .startsWith("Invalid value for option '" + option + "': cannot write '" + file + "'")
+                        .contains("cannot be created"));
+        assertThat(result.out()).as("nothing ran").isEmpty();
+        assertThat(dir).isEmptyDirectory();
+    }
+
+    @Test
+    void aReportFileThatExistsIsCheckedWithoutTouchingIt(@TempDir Path dir) throws java.io.IOException {
+        Path file = java.nio.file.Files.writeString(dir.resolve("old.json"), "kept");
+
+        assertThat(ReportOptions.writeProblem(file)).isNull();
+        assertThat(ReportOptions.writeProblem(dir.resolve("new.json"))).isNull();
+
+        assertThat(file).hasContent("kept");
+        assertThat(dir.resolve("new.json"))
+                .as("the check leaves no file behind")
+                .doesNotExist();
+    }
+
     @Test
     void aReportFileInADirectoryThatTakesNoNewFileIsRefusedBeforeAnythingRuns() {
         Path proc = Path.of("/proc/self");
@@ -187,7 +218,7 @@ class OptionsTest {
         Cli.Result result = Cli.run("bench", "--scenario", "throughput", "--json", file.toString());
 
         assertThat(result.exitCode()).isEqualTo(ExitCode.BAD_OPTION);
-        assertThat(result.err()).contains("'--json'").contains(file.toString()).contains("does not take new files");
+        assertThat(result.err()).contains("'--json'").contains(file.toString()).contains("it cannot be created (");
         assertThat(result.out()).isEmpty();
     }
 
