@@ -9,6 +9,9 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -57,6 +60,35 @@ class GracefulExitTest {
                 .contains("Note          the load was cut short by a signal (Ctrl-C or SIGTERM)")
                 .contains("Result        PASS");
         assertThat(hookErr.toString(StandardCharsets.UTF_8)).startsWith("lanes: stopping gracefully");
+    }
+
+    @Test
+    void aSignalWhileTheDatabaseDoesNotAnswerExitsWithThreeAndTheLineThatSaysSo() throws Exception {
+        List<Integer> halted = new CopyOnWriteArrayList<>();
+        GracefulExit exit = new GracefulExit(halted::add, new PrintStream(new ByteArrayOutputStream(), true));
+        StringWriter err = new StringWriter();
+        CommandLine commandLine = exit.commandLine();
+        commandLine.setOut(new PrintWriter(new StringWriter(), true));
+        commandLine.setErr(new PrintWriter(err, true));
+        try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            String url = "jdbc:postgresql://127.0.0.1:" + silent.getLocalPort() + "/x";
+            Thread command = new Thread(
+                    () -> exit.execute(commandLine, "demo", "--store", "postgres", "--jdbc-url", url, "-q"),
+                    "lanes-command");
+            command.start();
+            silent.setSoTimeout((int) STARTED.toMillis());
+            try (Socket connected = silent.accept()) { // the run's first connection is open: never answered
+                exit.onShutdown(); // SIGTERM while the first connection waits for the server's answer
+
+                assertThat(halted).as(err.toString()).containsExactly(ExitCode.INFRASTRUCTURE_UNAVAILABLE);
+                assertThat(err.toString().lines())
+                        .singleElement()
+                        .asString()
+                        .startsWith("lanes demo: cannot reach PostgreSQL at 127.0.0.1:" + silent.getLocalPort())
+                        .contains("timeout");
+                command.join(TimeUnit.SECONDS.toMillis(30));
+            }
+        }
     }
 
     @Test

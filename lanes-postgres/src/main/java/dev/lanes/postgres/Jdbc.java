@@ -63,7 +63,9 @@ final class Jdbc implements AutoCloseable {
      * Opens a pool of its own and checks that one connection can be made.
      *
      * @throws IllegalArgumentException if the URL is not a PostgreSQL JDBC URL
-     * @throws PostgresUnavailableException if the server cannot be reached, naming host and port
+     * @throws PostgresUnavailableException if the server cannot be reached or does not answer within the connect and
+     *     login timeout (a server that accepts the connection and never answers included), naming host, port and
+     *     the timeout
      * @throws PostgresStoreException if the server refuses the login or the database
      */
     static Jdbc connect(String jdbcUrl, String user, @Nullable String password, PostgresOptions options) {
@@ -99,11 +101,14 @@ final class Jdbc implements AutoCloseable {
             pool = new HikariDataSource(config);
         } catch (RuntimeException failed) {
             Throwable cause = failed.getCause() != null ? failed.getCause() : failed;
-            String message = "Cannot connect to PostgreSQL at " + server + " as '" + user + "': " + cause.getMessage();
+            String message = "Cannot connect to PostgreSQL at " + server + " as '" + user + "'";
             if (cause instanceof SQLException sql && !isUnavailable(sql)) {
-                throw new PostgresStoreException(message, failed);
+                throw new PostgresStoreException(message + ": " + cause.getMessage(), failed);
             }
-            throw new PostgresUnavailableException(message, failed);
+            throw new PostgresUnavailableException(
+                    message + " within the connect and login timeout of "
+                            + options.connectTimeout().toSeconds() + " s: " + cause.getMessage(),
+                    failed);
         }
         return new Jdbc(pool, options.poolSize(), server, pool);
     }

@@ -2,6 +2,7 @@ package dev.lanes.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.lanes.api.AggregateId;
 import dev.lanes.api.LanesException;
@@ -64,6 +65,25 @@ class ConnectionFailureTest {
                 .satisfies(error ->
                         assertThat(((LanesException) error).isRecoverable()).isTrue());
         assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(10));
+    }
+
+    @Test
+    void aServerThatAcceptsButNeverAnswersFailsWithinTheLoginTimeoutNamingItAndTheServer() throws IOException {
+        // the kernel accepts the connection into the backlog; nothing ever reads or answers it
+        try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            String url = "jdbc:postgresql://127.0.0.1:" + silent.getLocalPort() + "/postgres?password=s3cret";
+            PostgresOptions options =
+                    PostgresOptions.DEFAULT.withPoolSize(1).withTimeouts(Duration.ofSeconds(1), Duration.ofSeconds(2));
+            long started = System.nanoTime();
+
+            assertThatThrownBy(() -> assertTimeoutPreemptively(
+                            Duration.ofSeconds(20), () -> PostgresEventStore.connect(url, "postgres", null, options)))
+                    .isInstanceOf(PostgresUnavailableException.class)
+                    .hasMessageContaining("127.0.0.1:" + silent.getLocalPort() + "/postgres")
+                    .hasMessageContaining("connect and login timeout of 1 s")
+                    .hasMessageNotContaining("s3cret");
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(8));
+        }
     }
 
     @Test

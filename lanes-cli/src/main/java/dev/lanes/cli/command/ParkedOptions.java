@@ -14,6 +14,9 @@ import reactor.core.publisher.Mono;
 
 /** The options of {@code lanes parked list|retry|skip}: which database, which processor and aggregate. */
 final class ParkedOptions {
+    /** A pool of one, with the default timeouts: a server that never answers fails the command after them. */
+    private static final PostgresOptions OPTIONS =
+            PostgresOptions.DEFAULT.withPoolSize(1).withApplicationName("lanes-cli");
 
     @Option(
             names = "--jdbc-url",
@@ -50,7 +53,7 @@ final class ParkedOptions {
 
     /** Fails as a bad option (exit 2) naming what is wrong; {@code both}: processor and aggregate are required. */
     void validate(CommandSpec spec, boolean both) {
-        if (PostgresTarget.parse(jdbcUrl, password) == null) {
+        if (PostgresTarget.parse(jdbcUrl) == null) {
             throw new ParameterException(
                     spec.commandLine(),
                     "Invalid value for option '--jdbc-url': '" + withoutQuery(jdbcUrl)
@@ -104,11 +107,7 @@ final class ParkedOptions {
      */
     PostgresDeadLetterQueue open() {
         try {
-            return PostgresDeadLetterQueue.connect(
-                    jdbcUrl,
-                    user,
-                    password,
-                    PostgresOptions.DEFAULT.withPoolSize(1).withApplicationName("lanes-cli"));
+            return PostgresDeadLetterQueue.connect(jdbcUrl, user, password, OPTIONS);
         } catch (RuntimeException e) {
             throw translate(e);
         }
@@ -124,8 +123,8 @@ final class ParkedOptions {
     }
 
     private RuntimeException translate(RuntimeException e) {
-        PostgresTarget target = Objects.requireNonNull(PostgresTarget.parse(jdbcUrl, password), "checked");
-        return e instanceof PostgresUnavailableException ? target.unavailable(e) : target.failed(e);
+        PostgresTarget target = Objects.requireNonNull(PostgresTarget.parse(jdbcUrl), "checked");
+        return e instanceof PostgresUnavailableException ? target.unavailable(e, OPTIONS) : target.failed(e);
     }
 
     /** One line on stderr, exit {@link ExitCode#NOTHING_PARKED}. */

@@ -1,42 +1,43 @@
 package dev.lanes.cli.command;
 
+import dev.lanes.postgres.PostgresOptions;
 import java.io.IOException;
+import java.net.SocketTimeoutException;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Properties;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import org.postgresql.Driver;
 
 /**
  * What a {@code --jdbc-url} points at, for messages that must name the server and never a password.
  *
+ * <p>Passwords are masked where they stand as credentials, never as arbitrary text: the value of a {@code password=}
+ * parameter or field, and the password of a URL's {@code user:password@}. A message is never searched for the
+ * password's letters, so a short password ({@code a}) leaves every other {@code a} of a message as it was.
+ *
  * @param server {@code host:port}, several joined by commas
  * @param database the database name
- * @param secrets the passwords given (in the URL or as an option): scrubbed from every message shown
+ * @param maskedUrl the URL with its password masked
  */
-record PostgresTarget(String server, String database, List<String> secrets) {
+record PostgresTarget(String server, String database, String maskedUrl) {
 
-    PostgresTarget {
-        secrets = List.copyOf(secrets);
-    }
+    /** {@code password=VALUE} (a URL parameter, a properties field), the value up to a separator. */
+    private static final Pattern PASSWORD_FIELD = Pattern.compile("(?i)(password=)[^&;,\\s)}\\]'\"]+");
+    /** {@code scheme://user:PASSWORD@host}. */
+    private static final Pattern URL_USER_INFO = Pattern.compile("(://[^/?#@:\\s]*:)[^/?#@\\s]+@");
 
     /** Null when {@code jdbcUrl} is not a PostgreSQL JDBC URL. */
-    static @Nullable PostgresTarget parse(String jdbcUrl, @Nullable String password) {
+    static @Nullable PostgresTarget parse(String jdbcUrl) {
         Properties parsed = Driver.parseURL(jdbcUrl, null);
         if (parsed == null) {
             return null;
         }
-        List<String> secrets = new ArrayList<>();
-        addSecret(secrets, parsed.getProperty("password"));
-        addSecret(secrets, password);
-        return new PostgresTarget(servers(parsed), parsed.getProperty("PGDBNAME", ""), secrets);
-    }
-
-    private static void addSecret(List<String> secrets, @Nullable String secret) {
-        if (secret != null && !secret.isEmpty()) {
-            secrets.add(secret);
-        }
+        return new PostgresTarget(servers(parsed), parsed.getProperty("PGDBNAME", ""), mask(jdbcUrl));
     }
 
     private static String servers(Properties parsed) {
@@ -49,14 +50,53 @@ record PostgresTarget(String server, String database, List<String> secrets) {
         return String.join(",", servers);
     }
 
+    /**
+     * The one line to show for a failure to connect or to set up: the server, the reason, no password. A server that
+     * did not answer in time (it accepted the connection and then said nothing) is named with the timeout that ended
+     * the wait and the masked URL.
+     */
+    InfrastructureUnavailableException unavailable(Throwable failure, PostgresOptions options) {
+        String timeout = timeoutHit(failure, options);
+        if (timeout != null) {
+            return InfrastructureUnavailableException.unreachable(
+                    "PostgreSQL", server, "no answer within the " + timeout + "; " + maskedUrl);
+        }
+        return unavailable(failure);
+    }
+
     /** The one line to show for a failure to connect or to set up: the server, the reason, no password. */
     InfrastructureUnavailableException unavailable(Throwable failure) {
-        return InfrastructureUnavailableException.unreachable("PostgreSQL", server, scrub(reason(failure)));
+        return InfrastructureUnavailableException.unreachable("PostgreSQL", server, mask(reason(failure)));
     }
 
     /** The one line to show for a server that answered but refused the work: the server, the reason, no password. */
     InfrastructureUnavailableException failed(Throwable failure) {
-        return InfrastructureUnavailableException.failed("PostgreSQL", server, scrub(reason(failure)));
+        return InfrastructureUnavailableException.failed("PostgreSQL", server, mask(reason(failure)));
+    }
+
+    /**
+     * Which of {@code options}' timeouts ended a wait for the server, or null when the failure is not a timeout: a
+     * read's ({@code Read timed out}: the socket timeout); the TCP connect's, pgjdbc's login timeout ({@code Connection
+     * attempt timed out.}) or the pool's wait for a connection (the connect and login timeout).
+     */
+    static @Nullable String timeoutHit(Throwable failure, PostgresOptions options) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            String message = cause.getMessage();
+            if (cause instanceof SocketTimeoutException && message != null && message.contains("Read timed out")) {
+                return String.format(
+                        Locale.ROOT,
+                        "socket timeout of %d s",
+                        options.socketTimeout().toSeconds());
+            }
+            if (cause instanceof SocketTimeoutException
+                    || (cause instanceof SQLException && message != null && message.contains("timed out"))) {
+                return String.format(
+                        Locale.ROOT,
+                        "connect and login timeout of %d s",
+                        options.connectTimeout().toSeconds());
+            }
+        }
+        return null;
     }
 
     /**
@@ -78,12 +118,11 @@ record PostgresTarget(String server, String database, List<String> secrets) {
         return message == null ? shown.getClass().getSimpleName() : firstLine(message);
     }
 
-    private String scrub(String text) {
-        String scrubbed = text;
-        for (String secret : secrets) {
-            scrubbed = scrubbed.replace(secret, "***");
-        }
-        return scrubbed;
+    /** {@code text} with the value of every {@code password=} and the password of every URL's user info as {@code ***}. */
+    static String mask(String text) {
+        String fields = PASSWORD_FIELD.matcher(text).replaceAll("$1***");
+        Matcher userInfo = URL_USER_INFO.matcher(fields);
+        return userInfo.replaceAll("$1***@");
     }
 
     private static String firstLine(String text) {

@@ -4,11 +4,13 @@ import dev.lanes.cli.bank.Stores;
 import dev.lanes.eventsourcing.EventStores;
 import dev.lanes.eventsourcing.SnapshotStores;
 import dev.lanes.postgres.PostgresEventStore;
+import dev.lanes.postgres.PostgresOptions;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Objects;
+import java.util.Properties;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -16,6 +18,8 @@ import picocli.CommandLine.ParameterException;
 
 /** Where the bank's events and snapshots live: in memory (default) or in PostgreSQL. */
 final class StoreOptions {
+    /** The store's pool and timeouts: {@link PostgresOptions#DEFAULT}, also for the connection that makes the schema. */
+    static final PostgresOptions OPTIONS = PostgresOptions.DEFAULT;
 
     enum Kind {
         MEMORY,
@@ -50,7 +54,7 @@ final class StoreOptions {
             throw new ParameterException(
                     spec.commandLine(), "--jdbc-url '" + withoutQuery(jdbcUrl) + "' needs --store postgres");
         }
-        if (jdbcUrl != null && PostgresTarget.parse(jdbcUrl, password) == null) {
+        if (jdbcUrl != null && PostgresTarget.parse(jdbcUrl) == null) {
             throw new ParameterException(
                     spec.commandLine(),
                     "Invalid value for option '--jdbc-url': '" + withoutQuery(jdbcUrl)
@@ -62,8 +66,11 @@ final class StoreOptions {
      * Opens the stores. For PostgreSQL: a fresh schema {@code lanes_run_<millis>} per run (kept afterwards for
      * inspection), so runs never see each other's accounts; then connects and migrates.
      *
-     * @throws InfrastructureUnavailableException when the server cannot be reached or refuses the login, the schema or
-     *     the migration, naming host and port and never a password
+     * <p>Every connection, the first included, is bounded by {@link #OPTIONS}' timeouts: a server that accepts the
+     * connection and never answers fails the run after the connect and login timeout, never hangs it.
+     *
+     * @throws InfrastructureUnavailableException when the server cannot be reached, does not answer in time or refuses
+     *     the login, the schema or the migration, naming host and port and never a password
      */
     Stores open() {
         String url = jdbcUrl;
@@ -71,17 +78,17 @@ final class StoreOptions {
             return new Stores(
                     "memory", EventStores.inMemory(), SnapshotStores.inMemory(), "in-memory event store", () -> {});
         }
-        PostgresTarget target = Objects.requireNonNull(PostgresTarget.parse(url, password), "checked by validate()");
+        PostgresTarget target = Objects.requireNonNull(PostgresTarget.parse(url), "checked by validate()");
         String schema = "lanes_run_" + System.currentTimeMillis();
         try {
             return postgres(inFreshSchema(url, schema), schema);
         } catch (SQLException | RuntimeException e) {
-            throw target.unavailable(e);
+            throw target.unavailable(e, OPTIONS);
         }
     }
 
     private Stores postgres(String url, String schema) {
-        PostgresEventStore events = PostgresEventStore.connect(url, user, password);
+        PostgresEventStore events = PostgresEventStore.connect(url, user, password, OPTIONS);
         try {
             events.migrate();
         } catch (RuntimeException e) {
@@ -97,11 +104,27 @@ final class StoreOptions {
     }
 
     private String inFreshSchema(String url, String schema) throws SQLException {
-        try (Connection connection = DriverManager.getConnection(url, user, password);
+        try (Connection connection = DriverManager.getConnection(url, connectionProperties());
                 Statement statement = connection.createStatement()) {
             statement.execute("CREATE SCHEMA " + schema);
         }
         return url + (url.contains("?") ? "&" : "?") + "currentSchema=" + schema;
+    }
+
+    /** The user, the password and the timeouts of {@link #OPTIONS}, for a connection of the driver's own. */
+    private Properties connectionProperties() {
+        Properties properties = new Properties();
+        properties.setProperty("user", user);
+        if (password != null) {
+            properties.setProperty("password", password);
+        }
+        String connect = Long.toString(OPTIONS.connectTimeout().toSeconds());
+        properties.setProperty("connectTimeout", connect);
+        properties.setProperty("loginTimeout", connect);
+        properties.setProperty(
+                "socketTimeout", Long.toString(OPTIONS.socketTimeout().toSeconds()));
+        properties.setProperty("ApplicationName", OPTIONS.applicationName());
+        return properties;
     }
 
     /** The URL without its parameters, where a password may be. */
