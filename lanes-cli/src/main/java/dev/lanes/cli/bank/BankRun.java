@@ -99,6 +99,8 @@ public final class BankRun {
     private final Latencies latencies = new Latencies();
     private final RunInfo run = RunInfo.current(Clock.systemUTC());
     private final StopRequest stop;
+    /** Why the consumer groups had not drained when the stop began (Kafka), or null. Written and read by the run. */
+    private @Nullable String undrained;
 
     private BankRun(Settings settings, Progress progress, StopRequest stop) {
         this.settings = settings;
@@ -172,7 +174,10 @@ public final class BankRun {
         if (settings.buses().kafka() != null) {
             // instances share the topics: let every consumer group read to the end before any instance stops
             clients.awaitDone(settings.shutdownTimeout());
-            bank.awaitDrained(settings.shutdownTimeout());
+            undrained = bank.awaitDrained(settings.shutdownTimeout());
+            if (undrained != null) {
+                progress.phase(undrained + "; stopping anyway");
+            }
         }
         Mono<ShutdownReport> shutdown = bank.shutdown().cache();
         shutdown.subscribe();
@@ -313,6 +318,9 @@ public final class BankRun {
                 .forEach((error, count) ->
                         notes.add(String.format(Locale.ROOT, "%,d command(s) answered with %s", count, error)));
         notes.addAll(audit.notes());
+        if (undrained != null) {
+            notes.add(undrained);
+        }
         String stopReason = stop.reason();
         if (stopReason != null) {
             notes.add("the load was cut short by " + stopReason + "; the runtime then stopped gracefully");

@@ -1,6 +1,7 @@
 package dev.lanes.cli.bank;
 
 import dev.lanes.Lanes;
+import dev.lanes.cli.report.Formats;
 import dev.lanes.cli.run.RecordingMetrics;
 import dev.lanes.cli.run.Shutdowns;
 import dev.lanes.command.CommandDispatcher;
@@ -132,9 +133,13 @@ final class BankWiring {
 
     /**
      * On Kafka, waits (at most {@code max}) until every consumer group read its topic to the end, so that a stop of
-     * every instance leaves nothing unread; at once on the in-memory buses.
+     * every instance leaves nothing unread, retrying the admin calls that fail until then; at once on the in-memory
+     * buses.
+     *
+     * @return null when the groups drained (or there is no Kafka); else why not, for the report
      */
-    void awaitDrained(Duration max) {
+    @Nullable
+    String awaitDrained(Duration max) {
         KafkaOptions options = buses.kafka();
         if (options != null) {
             List<String> processors = instances.get(0).eventDispatcher().stream()
@@ -142,8 +147,17 @@ final class BankWiring {
                     .map(dispatcher -> dispatcher.name())
                     .distinct()
                     .toList();
-            TopicsDrained.await(options, Bank.ACCOUNT, processors, max);
+            TopicsDrained.Outcome outcome = TopicsDrained.await(options, Bank.ACCOUNT, processors, max);
+            if (!outcome.drained()) {
+                return "the consumer groups had not read their topics to the end when the stop began (waited "
+                        + Formats.duration(max)
+                        + (outcome.lastFailure() == null
+                                ? ")"
+                                : "; " + outcome.failedCalls() + " look(s) at their lag failed, the last: "
+                                        + outcome.lastFailure() + ")");
+            }
         }
+        return null;
     }
 
     /** Commands sent from any instance whose wait has not ended. */
