@@ -8,6 +8,7 @@ import static dev.lanes.cli.ReportAssertions.texts;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.lanes.kafka.TestPostgres;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -80,6 +81,50 @@ class DemoTest {
     }
 
     @Test
+    void onPostgresWithoutKafkaTheTitlesNameTheStoreAndTheBusesUsed() {
+        String database = TestPostgres.emptyDatabase();
+
+        Cli.Result demo = Cli.run(
+                "demo",
+                "--store",
+                "postgres",
+                "--jdbc-url",
+                database,
+                "--accounts",
+                "10",
+                "--clients",
+                "2",
+                "--commands",
+                "100",
+                "-q");
+        Cli.Result bench = Cli.run(
+                "bench",
+                "--scenario",
+                "command",
+                "--store",
+                "postgres",
+                "--jdbc-url",
+                database,
+                "--aggregates",
+                "10",
+                "--clients",
+                "2",
+                "--messages",
+                "100",
+                "--warmup",
+                "0s",
+                "-q");
+
+        assertThat(demo.exitCode()).as(demo.out() + demo.err()).isZero();
+        assertThat(demo.out().lines().findFirst())
+                .hasValue("Lanes demo: the bank end to end on PostgreSQL and the in-memory buses");
+        assertThat(bench.exitCode()).as(bench.out() + bench.err()).isZero();
+        assertThat(bench.out().lines().findFirst())
+                .hasValue("Lanes bench: the command path (gateway, command bus, command dispatcher, store) on"
+                        + " PostgreSQL and the in-memory buses");
+    }
+
+    @Test
     void aWarmedUpDemoSaysNothingOfAColdJvm() {
         Cli.Result result =
                 Cli.run("demo", "--accounts", "10", "--clients", "4", "--commands", "300", "--warmup", "100ms", "-q");
@@ -94,7 +139,9 @@ class DemoTest {
                 "demo", "--accounts", "10", "--clients", "4", "--commands", "300", "--strategy", "hashed", "-q");
 
         assertThat(result.exitCode()).as(result.out() + result.err()).isZero();
-        assertThat(result.out()).startsWith("Lanes demo").contains("strategy hashed");
+        assertThat(result.out().lines().findFirst())
+                .hasValue("Lanes demo: the bank end to end on the in-memory event store and buses");
+        assertThat(result.out()).contains("strategy hashed");
     }
 
     @Test

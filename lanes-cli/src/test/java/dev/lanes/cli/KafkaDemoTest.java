@@ -41,7 +41,7 @@ class KafkaDemoTest {
 
         assertThat(result.exitCode()).as(result.out() + result.err()).isZero();
         assertThat(result.out())
-                .contains("Lanes demo: the bank end to end on Kafka, 2 instance(s)")
+                .contains("Lanes demo: the bank end to end on the in-memory event store and Kafka, 2 instance(s)")
                 .contains("Result        PASS");
         JsonNode report = readReport(json);
         assertStableFieldsAndAllPass(report, "demo");

@@ -230,16 +230,23 @@ public final class BankRun {
                 options());
     }
 
+    /** Names the store and the buses the run used: the in-memory ones, PostgreSQL, Kafka. */
     private String title() {
-        if (settings.buses().kafka() != null) {
-            return (settings.workload().eventSide
-                            ? "Lanes demo: the bank end to end"
-                            : "Lanes bench: the command path (gateway, command bus, command dispatcher, store)")
-                    + " on Kafka, " + settings.buses().instances() + " instance(s)";
+        return title(settings.workload(), settings.stores(), settings.buses());
+    }
+
+    static String title(Workload workload, Stores stores, Buses buses) {
+        String what = workload.eventSide
+                ? "Lanes demo: the bank end to end"
+                : "Lanes bench: the command path (gateway, command bus, command dispatcher, store)";
+        boolean memoryStore = !stores.kind().equals("postgres");
+        boolean memoryBuses = buses.kafka() == null;
+        String store = memoryStore ? "the in-memory event store" : "PostgreSQL";
+        if (memoryStore && memoryBuses) {
+            return what + " on the in-memory event store and buses";
         }
-        return settings.workload().eventSide
-                ? "Lanes demo: the bank end to end on the embedded defaults"
-                : "Lanes bench: the command path (gateway, command bus, command dispatcher, in-memory store)";
+        String bus = memoryBuses ? "the in-memory buses" : "Kafka, " + buses.instances() + " instance(s)";
+        return what + " on " + store + " and " + bus;
     }
 
     private List<String> setupLines() {
