@@ -30,9 +30,16 @@ public final class AggregateLoader<S> {
 
     /**
      * The latest state of {@code aggregateId}; version 0 with the initial state when it has no stream. Errors with
-     * {@link IllegalStateException} when the store returns a gap.
+     * {@link IllegalArgumentException} naming both types when {@code aggregateId} is of another aggregate type than
+     * this loader's definition (nothing is read then), and with {@link IllegalStateException} when the store returns a
+     * gap.
      */
     public Mono<AggregateState<S>> load(AggregateId aggregateId) {
+        Objects.requireNonNull(aggregateId, "aggregateId");
+        if (!definition.namedAggregate().equals(aggregateId.materialize())) {
+            return Mono.error(new IllegalArgumentException("The AggregateLoader of " + definition.namedAggregate()
+                    + " cannot load " + aggregateId + ": it is of aggregate type " + aggregateId.materialize()));
+        }
         return snapshotStore
                 .load(aggregateId)
                 .map(this::fromSnapshot)
