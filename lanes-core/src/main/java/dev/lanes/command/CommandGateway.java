@@ -21,8 +21,12 @@ import reactor.core.publisher.Mono;
  *
  * <p><b>Idempotency.</b> An aggregate stores at most one event stream per request id. Sending a request id that the
  * aggregate already stored completes at once with the stored result (stage {@code PROCESSED}, its version and events),
- * whatever stage was asked for; sending one that is in flight waits for the first send to end, then answers the same
- * way. So after any doubtful answer, send the command again with the <em>same</em> request id.
+ * whatever stage was asked for. Sending the same {@code CommandMessage} (same message id) again while a send of it from
+ * this gateway's instance is in flight joins that send: the command is dispatched and handled once, and each sender is
+ * answered at its own stage and within its own timeout, with the same result or failure. Sending another message with
+ * a request id in flight waits for that send to end, then answers as above from the store (the stored result names
+ * the message that stored it), or sends the message if nothing was stored. So after any doubtful answer, send the
+ * command again with the <em>same</em> request id.
  */
 public interface CommandGateway {
 

@@ -8,9 +8,10 @@ public final class CommandGateways {
 
     /**
      * A gateway that sends through {@code commandBus} and waits in {@code results}. A request id {@code eventStore}
-     * already holds is answered with what it stored; a send of a request id that is in flight here waits for the first
-     * to end; a command that fails to send leaves nothing behind. See {@link CommandGateway} for what every wait ends
-     * with.
+     * already holds is answered with what it stored; a send of the same message that is in flight here joins it (one
+     * dispatch, each sender answered at its own stage); a send of another message of a request id in flight here waits
+     * for the first to end; a command that fails to send leaves nothing behind. See {@link CommandGateway} for what
+     * every wait ends with.
      *
      * @param commandBus where commands go; an in-memory one must report to the same {@code results}
      * @param eventStore the store the command dispatcher appends to

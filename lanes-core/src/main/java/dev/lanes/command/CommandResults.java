@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import reactor.core.scheduler.Scheduler;
@@ -31,10 +32,12 @@ import reactor.core.scheduler.Schedulers;
  * the sender waited for {@code PROCESSED} at most. A command whose events are stored is never answered as rejected.
  *
  * <p><b>Memory</b> is bounded by the commands in flight: an entry ends when its command was processed, failed or
- * stopped, or at its timeout (then it is forgotten even if its command is still queued somewhere).
+ * stopped, or at the timeout of its last wait (then it is forgotten even if its command is still queued somewhere).
  *
- * <p><b>Idempotency</b>: it also knows which requests are in flight, so a second send of a request id that is in flight
- * waits for the first to end instead of running twice.
+ * <p><b>Idempotency</b>: it also knows which requests are in flight. A send of the same message (same message id and
+ * request id) while it is in flight joins it: it gets a wait of its own (its own stage and timeout) on the one
+ * dispatch, and the command is not sent again. A send of another message with a request id in flight waits for that
+ * entry to end, then sends again (see {@link CommandGateway}).
  *
  * <p>Thread-safety: any thread. Timeouts are timed on the scheduler given at construction (a {@code
  * VirtualTimeScheduler} in tests), by one task at a time for all the waits (see {@link WaitDeadlines}): a wait ends at
@@ -117,7 +120,10 @@ public final class CommandResults {
     public CommandResults(Duration defaultTimeout, Scheduler timer) {
         this.defaultTimeout = Require.positive(defaultTimeout, "defaultTimeout");
         this.timer = Objects.requireNonNull(timer, "timer");
-        this.deadlines = new WaitDeadlines(timer, byCommandId.values(), tracked -> apply(tracked, tracked.timedOut()));
+        this.deadlines = new WaitDeadlines(
+                timer,
+                byCommandId.values(),
+                tracked -> apply(tracked, tracked.timedOut(timer.now(TimeUnit.NANOSECONDS))));
     }
 
     public Duration defaultTimeout() {
@@ -189,7 +195,7 @@ public final class CommandResults {
         }
     }
 
-    /** Commands sent from here whose wait has not ended. */
+    /** Commands sent from here with a wait that has not ended (a command sent by several senders counts once). */
     public int inFlight() {
         return byCommandId.size();
     }
@@ -197,23 +203,46 @@ public final class CommandResults {
     // ---------------------------------------------------------------- the gateway
 
     /**
-     * Starts tracking a command that is about to be sent, or returns the entry of the same request id (same aggregate)
-     * that is already in flight: check {@link TrackedCommand#isFor}.
+     * The wait of a sender of {@code command}, by its {@link TrackedCommand.Wait#role}: {@code SENDS} when no send of
+     * its request id (same aggregate) is in flight (the sender sends it now); {@code JOINED} when the same message is
+     * in flight (the sender waits for it, at its own stage and timeout, and sends nothing); {@code BEHIND} when another
+     * message of the request id is in flight, or this one's last wait just ended (not attached: the sender waits for
+     * that entry to end, then sends again).
+     *
+     * @throws RuntimeException the timer's refusal to time the wait (a disposed scheduler); the wait ended with it
      */
-    TrackedCommand track(CommandMessage command, WaitStage stage, Duration timeout) {
-        TrackedCommand tracked = new TrackedCommand(command, stage, deadlines.deadline(timeout.toNanos()));
+    TrackedCommand.Wait track(CommandMessage command, WaitStage stage, Duration timeout) {
+        long deadline = deadlines.deadline(timeout.toNanos());
+        TrackedCommand tracked = new TrackedCommand(command, stage, deadline);
         TrackedCommand existing = byRequest.putIfAbsent(tracked.requestKey, tracked);
         if (existing != null) {
-            return existing;
+            return existing.isFor(command) ? join(existing, stage, deadline) : existing.behind(stage, deadline);
         }
         byCommandId.put(command.messageId(), tracked);
         try {
-            deadlines.added(tracked.deadline);
+            deadlines.added(deadline);
         } catch (RuntimeException refused) {
             apply(tracked, tracked.failed(refused));
             throw refused;
         }
-        return tracked;
+        return tracked.first;
+    }
+
+    /** A send of the message of {@code existing}, in flight: a wait of its own on it, answered as far as it got. */
+    private TrackedCommand.Wait join(TrackedCommand existing, WaitStage stage, long deadline) {
+        TrackedCommand.Wait wait = new TrackedCommand.Wait(existing, stage, deadline, TrackedCommand.Wait.Role.JOINED);
+        TrackedCommand.Step joined = existing.join(wait, expectedProjections(existing.command), stoppedProjections);
+        if (joined == null) {
+            return existing.behind(stage, deadline); // its last wait ended meanwhile: the store or a new send answers
+        }
+        apply(existing, joined);
+        try {
+            deadlines.added(deadline);
+        } catch (RuntimeException refused) {
+            apply(existing, existing.leave(wait, refused));
+            throw refused;
+        }
+        return wait;
     }
 
     // ---------------------------------------------------------------- the command dispatcher

@@ -15,9 +15,10 @@ import reactor.core.Exceptions;
 import reactor.core.publisher.Mono;
 
 /**
- * Answers a request id the store already holds with what it stored, waits behind a send of the same request id that
- * is in flight, else registers the sender's wait with {@link CommandResults} and sends. A command that fails to send
- * leaves nothing behind.
+ * Answers a request id the store already holds with what it stored; joins a send of the same message that is in flight
+ * (a wait of its own, no second dispatch); waits behind a send of another message of the same request id that is in
+ * flight, then sends again; else registers the sender's wait with {@link CommandResults} and sends. A command that
+ * fails to send leaves nothing behind.
  */
 final class DefaultCommandGateway implements CommandGateway {
     private final CommandBus commandBus;
@@ -60,10 +61,15 @@ final class DefaultCommandGateway implements CommandGateway {
     }
 
     private Mono<CommandResult> track(CommandMessage command, WaitStage waitStage, Duration timeout) {
-        TrackedCommand tracked = results.track(command, waitStage, timeout);
-        if (!tracked.isFor(command)) {
-            // the same request is in flight: once its wait ended, the store (or a new send) answers this one
-            return tracked.ended()
+        TrackedCommand.Wait wait = results.track(command, waitStage, timeout);
+        if (wait.role == TrackedCommand.Wait.Role.JOINED) {
+            return wait.outcome(); // the same message is in flight: this sender waits for it, it is not sent again
+        }
+        if (wait.role == TrackedCommand.Wait.Role.BEHIND) {
+            // another message of the request is in flight (or this one just ended): once it ended, the store (or a new
+            // send) answers this one
+            return wait.entry
+                    .ended()
                     .timeout(timeout, results.timer())
                     .onErrorMap(
                             TimeoutException.class,
@@ -74,7 +80,7 @@ final class DefaultCommandGateway implements CommandGateway {
         // the wait is not held behind the bus's acknowledgement (a broker that never acknowledges, a producer stuck in
         // its retries, must not keep the sender past its timeout): the send starts when the wait is subscribed, and a
         // failed send ends the wait with its error
-        return tracked.outcome().doOnSubscribe(subscription -> sendTracked(command));
+        return wait.outcome().doOnSubscribe(subscription -> sendTracked(command));
     }
 
     private void sendTracked(CommandMessage command) {

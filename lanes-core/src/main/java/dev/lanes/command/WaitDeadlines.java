@@ -19,8 +19,11 @@ import reactor.core.scheduler.Scheduler;
  * under a {@code VirtualTimeScheduler}; the wall clock on Reactor's schedulers, so a step of the system clock moves
  * deadlines that were already set.
  *
- * <p>Thread-safety: {@link #added} from any thread, once the wait is in the collection swept (a sweep that begins after
- * it returns sees the wait); sweeps run on the timer, one at a time.
+ * <p>A command's deadline ({@link TrackedCommand#deadline}) is the earliest of its senders' deadlines; after its
+ * timeout the sweep reads it again, so the later deadline of a sender who joined it is timed too.
+ *
+ * <p>Thread-safety: {@link #added} from any thread, once the wait is in the collection swept, or its command's deadline
+ * is lowered to it (a sweep that begins after it returns sees the wait); sweeps run on the timer, one at a time.
  */
 final class WaitDeadlines {
     /** The least time between two sweeps, 10 ms. */
@@ -43,7 +46,7 @@ final class WaitDeadlines {
 
     /**
      * @param waits the waits in flight, iterated by each sweep (a concurrent collection: waits come and go meanwhile)
-     * @param timedOut ends a wait whose deadline passed; called on the timer's thread, must not throw
+     * @param timedOut ends the waits of a command whose deadline passed; called on the timer's thread, must not throw
      */
     WaitDeadlines(Scheduler timer, Iterable<TrackedCommand> waits, Consumer<TrackedCommand> timedOut) {
         this.timer = timer;
@@ -91,10 +94,16 @@ final class WaitDeadlines {
         boolean ahead = false;
         long next = 0;
         for (TrackedCommand wait : waits) {
-            if (wait.deadline - now <= 0) {
+            long deadline = wait.deadline;
+            if (deadline - now <= 0) {
                 timedOut.accept(wait);
-            } else if (!ahead || wait.deadline - next < 0) {
-                next = wait.deadline;
+                deadline = wait.deadline; // a command's next deadline: that of a sender who joined it
+                if (deadline - now <= 0) {
+                    continue;
+                }
+            }
+            if (!ahead || deadline - next < 0) {
+                next = deadline;
                 ahead = true;
             }
         }

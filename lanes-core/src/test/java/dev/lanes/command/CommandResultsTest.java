@@ -382,6 +382,160 @@ class CommandResultsTest {
         }
     }
 
+    /** A send of the same message while it is in flight joins it with a wait of its own. */
+    @Nested
+    class Joins {
+        private final CommandMessage command = command("r1");
+
+        private CompletableFuture<CommandResult> join(WaitStage stage, Duration timeout) {
+            TrackedCommand.Wait wait = results.track(command, stage, timeout);
+            assertThat(wait.role).isEqualTo(TrackedCommand.Wait.Role.JOINED);
+            return wait.outcome().toFuture();
+        }
+
+        @Test
+        void onlyTheFirstSendOfAMessageSendsAndAnotherMessageOfItsRequestIdWaitsBehindIt() {
+            assertThat(results.track(command, WaitStage.PROCESSED, TIMEOUT).role)
+                    .isEqualTo(TrackedCommand.Wait.Role.SENDS);
+            assertThat(results.track(command, WaitStage.PROCESSED, TIMEOUT).role)
+                    .isEqualTo(TrackedCommand.Wait.Role.JOINED);
+            assertThat(results.track(command("r1"), WaitStage.PROCESSED, TIMEOUT).role)
+                    .isEqualTo(TrackedCommand.Wait.Role.BEHIND);
+            assertThat(results.inFlight()).isOne();
+        }
+
+        @Test
+        void aSenderWhoJoinsIsAnsweredAtItsOwnStageFromHowFarTheCommandGot() {
+            results.expectProjections(ORDER, Set.of("Orders"));
+            CompletableFuture<CommandResult> projected = track(command, WaitStage.PROJECTED);
+            results.handling(command);
+
+            CompletableFuture<CommandResult> sent = join(WaitStage.SENT, TIMEOUT);
+            assertThat(sent)
+                    .as("its lane took it")
+                    .isCompletedWithValueMatching(result -> result.stage() == WaitStage.SENT);
+
+            results.processed(command, 1, List.of("Placed"));
+            assertThat(projected).isNotDone();
+            CompletableFuture<CommandResult> processed = join(WaitStage.PROCESSED, TIMEOUT);
+            assertThat(processed)
+                    .as("processed already")
+                    .isCompletedWithValueMatching(
+                            result -> result.stage() == WaitStage.PROCESSED && result.version() == 1);
+            CompletableFuture<CommandResult> projectedToo = join(WaitStage.PROJECTED, TIMEOUT);
+            assertThat(projectedToo).isNotDone();
+
+            results.projected(command.messageId(), "Orders");
+
+            assertThat(projected).isCompletedWithValueMatching(result -> result.stage() == WaitStage.PROJECTED);
+            assertThat(projectedToo).isCompletedWithValueMatching(result -> result.stage() == WaitStage.PROJECTED);
+            assertThat(sent.join().commandId()).isEqualTo(command.messageId());
+            assertThat(results.inFlight()).isZero();
+        }
+
+        @Test
+        void aProjectedSenderWhoJoinsAfterTheProjectionsReportedIsAnsweredAtOnce() {
+            results.expectProjections(ORDER, Set.of("Orders"));
+            CompletableFuture<CommandResult> processed = track(command, WaitStage.PROCESSED);
+            CommandProgress progress = results.handling(command);
+            assertThat(progress.beginAppend()).isTrue();
+            progress.stored(1, List.of("Placed"));
+            results.projected(command.messageId(), "Orders"); // before the lane reports it processed
+
+            CompletableFuture<CommandResult> projected = join(WaitStage.PROJECTED, TIMEOUT);
+
+            assertThat(projected).isCompletedWithValueMatching(result -> result.stage() == WaitStage.PROJECTED);
+            assertThat(processed).isNotDone();
+            results.processed(command, 1, List.of("Placed"));
+            assertThat(processed).isCompletedWithValueMatching(result -> result.stage() == WaitStage.PROCESSED);
+            assertThat(results.inFlight()).isZero();
+        }
+
+        @Test
+        void aJoinedSenderTimesOutAtItsOwnDeadlineAndTheFirstWaitsOn() {
+            CompletableFuture<CommandResult> first = results.track(command, WaitStage.PROCESSED, Duration.ofSeconds(10))
+                    .outcome()
+                    .toFuture();
+            CompletableFuture<CommandResult> joined = join(WaitStage.PROCESSED, Duration.ofSeconds(4));
+
+            time.advanceTimeBy(Duration.ofSeconds(4));
+            assertThat(notReached(joined).reason()).isEqualTo(Reason.TIMED_OUT);
+            assertThat(first).isNotDone();
+            assertThat(results.inFlight()).isOne();
+
+            time.advanceTimeBy(Duration.ofSeconds(6));
+            assertThat(notReached(first).reason()).isEqualTo(Reason.TIMED_OUT);
+            assertThat(results.inFlight()).isZero();
+        }
+
+        @Test
+        void aJoinedSenderWaitsPastTheFirstSendersTimeoutUntilItsOwn() {
+            CompletableFuture<CommandResult> first = results.track(command, WaitStage.PROCESSED, Duration.ofSeconds(4))
+                    .outcome()
+                    .toFuture();
+            CompletableFuture<CommandResult> joined = join(WaitStage.PROCESSED, Duration.ofSeconds(10));
+
+            time.advanceTimeBy(Duration.ofSeconds(4));
+            assertThat(notReached(first).reason()).isEqualTo(Reason.TIMED_OUT);
+            assertThat(results.inFlight()).as("still waited for").isOne();
+            time.advanceTimeBy(Duration.ofMillis(5_999));
+            assertThat(joined).isNotDone();
+            time.advanceTimeBy(Duration.ofMillis(1));
+
+            assertThat(notReached(joined).reason()).isEqualTo(Reason.TIMED_OUT);
+            assertThat(results.inFlight()).isZero();
+        }
+
+        @Test
+        void aJoinedSenderIsAnsweredWhenTheCommandIsProcessedAfterTheFirstSenderTimedOut() {
+            CompletableFuture<CommandResult> first = results.track(command, WaitStage.PROCESSED, Duration.ofSeconds(4))
+                    .outcome()
+                    .toFuture();
+            CompletableFuture<CommandResult> joined = join(WaitStage.PROCESSED, Duration.ofSeconds(10));
+            time.advanceTimeBy(Duration.ofSeconds(4));
+            assertThat(notReached(first).reason()).isEqualTo(Reason.TIMED_OUT);
+
+            results.processed(command, 2, List.of("Placed"));
+
+            assertThat(joined).isCompletedWithValueMatching(result -> result.version() == 2);
+            assertThat(results.inFlight()).isZero();
+        }
+
+        @Test
+        void aStopTellsEverySenderAndTheLaneMayNotAppendAnyMore() {
+            CompletableFuture<CommandResult> first = track(command, WaitStage.PROCESSED);
+            CompletableFuture<CommandResult> joined = join(WaitStage.PROJECTED, TIMEOUT);
+            CommandProgress progress = results.handling(command);
+
+            results.stopped(command, Reason.FORCED, null);
+
+            for (CompletableFuture<CommandResult> outcome : List.of(first, joined)) {
+                assertThat(notReached(outcome).storage()).isEqualTo(Storage.NOT_STORED);
+            }
+            assertThat(notReached(joined).requested()).isEqualTo(WaitStage.PROJECTED);
+            assertThat(progress.beginAppend()).isFalse();
+            assertThat(results.inFlight()).isZero();
+        }
+
+        @Test
+        void theCommandsFailureReachesEverySenderUnchanged() {
+            CompletableFuture<CommandResult> first = track(command, WaitStage.PROCESSED);
+            CompletableFuture<CommandResult> joined = join(WaitStage.SENT, TIMEOUT);
+            IllegalStateException refused = new IllegalStateException("order closed");
+
+            results.failed(command, refused);
+
+            for (CompletableFuture<CommandResult> outcome : List.of(first, joined)) {
+                assertThat(outcome)
+                        .failsWithin(Duration.ZERO)
+                        .withThrowableThat()
+                        .havingCause()
+                        .isSameAs(refused);
+            }
+            assertThat(results.inFlight()).isZero();
+        }
+    }
+
     @Nested
     class Gateway {
         private final InMemoryCommandBus bus = new InMemoryCommandBus(8, results);
