@@ -217,6 +217,24 @@ class GatewayJoinTest {
         assertThat(deposits).as("handler runs").hasValue(1);
     }
 
+    /** Once the first send ended, the same message sent again is answered from the store, as any resend is. */
+    @Test
+    void theSameMessageSentAgainAfterItWasProcessedIsAnsweredFromTheStore() throws Exception {
+        Lanes lanes = start(false, false);
+        CommandMessage deposit = CommandMessage.of(TILL_1, new Deposit(5), "deposit-done");
+        CompletableFuture<CommandResult> first =
+                lanes.gateway().send(deposit, WaitStage.PROCESSED).toFuture();
+        releaseDeposit.tryEmitEmpty();
+        CommandResult processed = result(first);
+        assertThat(lanes.commandResults().inFlight()).isZero();
+
+        CommandResult again = lanes.gateway().send(deposit, WaitStage.PROJECTED).block(TIMEOUT);
+
+        assertThat(again).as("the stored result, stage PROCESSED").isEqualTo(processed);
+        fence(lanes);
+        assertThat(deposits).as("handler runs").hasValue(1);
+    }
+
     /**
      * Another message under a request id in flight is not joined (it may carry another command): it waits for the
      * first send to end, then the store answers it with what the request id stored (the first message's id, stage
