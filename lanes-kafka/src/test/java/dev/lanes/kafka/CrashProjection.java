@@ -133,15 +133,15 @@ final class CrashProjection {
         return rows;
     }
 
-    /** Every gap recorded, one line each: {@code projection account: vN after vM (instance)}. */
+    /** Every gap recorded, one line each: {@code gap in projection at account: vN after vM (instance)}. */
     static List<String> violations(Connection connection) throws SQLException {
         List<String> violations = new ArrayList<>();
         try (Statement statement = connection.createStatement();
                 ResultSet row = statement.executeQuery(
                         "SELECT projection, account, after_version, version, instance FROM crash_violations")) {
             while (row.next()) {
-                violations.add(row.getString(1) + " " + row.getString(2) + ": v" + row.getInt(4) + " after v"
-                        + row.getInt(3) + " (" + row.getString(5) + ")");
+                violations.add("gap in " + row.getString(1) + " at " + row.getString(2) + ": v" + row.getInt(4)
+                        + " after v" + row.getInt(3) + " (" + row.getString(5) + ")");
             }
         }
         return violations;
