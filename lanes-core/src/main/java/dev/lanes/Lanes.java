@@ -45,6 +45,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
@@ -106,6 +107,7 @@ public final class Lanes implements GracefullyStoppable {
     private final EventStore eventStore;
     private final CommandDispatcher commands;
     private final @Nullable CompositeEventDispatcher events;
+    private final @Nullable DeadLetters deadLetters;
 
     private Lanes(
             LanesRuntime runtime,
@@ -113,13 +115,15 @@ public final class Lanes implements GracefullyStoppable {
             CommandResults results,
             EventStore eventStore,
             CommandDispatcher commands,
-            @Nullable CompositeEventDispatcher events) {
+            @Nullable CompositeEventDispatcher events,
+            @Nullable DeadLetters deadLetters) {
         this.runtime = runtime;
         this.gateway = gateway;
         this.results = results;
         this.eventStore = eventStore;
         this.commands = commands;
         this.events = events;
+        this.deadLetters = deadLetters;
     }
 
     /** Starts a builder; register at least one {@link Builder#aggregate aggregate}. */
@@ -158,15 +162,16 @@ public final class Lanes implements GracefullyStoppable {
     }
 
     /**
-     * The parked event streams: list, retry and skip them per processor and aggregate (see {@link DeadLetters}).
+     * The parked event streams of every processor, fed by the bus or tracking the store: list, retry and skip them per
+     * processor and aggregate (see {@link DeadLetters}); a retry runs in the lane of the processor it names.
      *
      * @throws IllegalStateException if no processor was registered (nothing can be parked)
      */
     public DeadLetters deadLetters() {
-        if (events == null) {
+        if (deadLetters == null) {
             throw new IllegalStateException(runtime + " has no event processor: it parks no event streams");
         }
-        return events.deadLetters();
+        return deadLetters;
     }
 
     /** {@link #start(Duration)} waiting at most {@link #DEFAULT_START_TIMEOUT}. */
@@ -232,7 +237,8 @@ public final class Lanes implements GracefullyStoppable {
     public static final class Builder {
         private final Map<MaterializedNamedAggregate, AggregateDefinition<?>> aggregates = new LinkedHashMap<>();
         private final List<Function<? super CommandGateway, EventProcessor>> processors = new ArrayList<>();
-        private final List<Function<? super EventStore, TrackingProcessor>> trackingProcessors = new ArrayList<>();
+        private final List<BiFunction<? super EventStore, ? super DeadLetterQueue, TrackingProcessor>>
+                trackingProcessors = new ArrayList<>();
         private @Nullable EventStore eventStore;
         private SnapshotStore snapshotStore = SnapshotStore.NONE;
         private @Nullable DomainEventBus eventBus;
@@ -285,11 +291,15 @@ public final class Lanes implements GracefullyStoppable {
         }
 
         /**
-         * Registers a tracking processor made from this instance's event store ({@code store ->
-         * TrackingProcessor.builder(projection, store, checkpoints).build()}): it reads the store from its checkpoint
-         * instead of the bus, and runs under the runtime after the dispatchers. Called once, by {@link #build()}.
+         * Registers a tracking processor made from this instance's event store and dead-letter queue ({@code (store,
+         * deadLetters) -> TrackingProcessor.builder(projection, store, checkpoints).deadLetterQueue(deadLetters)
+         * .build()}): it reads the store from its checkpoint instead of the bus, parks in the queue the bus-fed
+         * processors park in (so {@link Lanes#deadLetters()} and {@code lanes parked} reach its sequences), and runs
+         * under the runtime after the dispatchers. Called once, by {@link #build()}, which refuses a processor built
+         * with another queue, or named as another processor.
          */
-        public Builder trackingProcessor(Function<? super EventStore, TrackingProcessor> factory) {
+        public Builder trackingProcessor(
+                BiFunction<? super EventStore, ? super DeadLetterQueue, TrackingProcessor> factory) {
             trackingProcessors.add(Objects.requireNonNull(factory, "factory"));
             return this;
         }
@@ -427,7 +437,8 @@ public final class Lanes implements GracefullyStoppable {
          * aggregate's later streams for that processor until retried or skipped ({@link Lanes#deadLetters()}); a new
          * {@link DeadLetterQueues#inMemory()} unless set ({@code PostgresDeadLetterQueue} keeps them across restarts).
          * The event side reloads it whenever the event bus moves work to this instance ({@link
-         * DeadLetterQueue#reload}).
+         * DeadLetterQueue#reload}), a tracking processor whenever it takes its claim. Tracking processors are given it
+         * ({@link #trackingProcessor}).
          */
         public Builder deadLetterQueue(DeadLetterQueue deadLetterQueue) {
             this.deadLetterQueue = Objects.requireNonNull(deadLetterQueue, "deadLetterQueue");
@@ -481,7 +492,8 @@ public final class Lanes implements GracefullyStoppable {
          * @throws IllegalStateException when no aggregate is registered
          * @throws IllegalArgumentException naming the value when settings do not fit together: two processors of one
          *     name, a processor of an aggregate type no aggregate registers (with the in-memory event bus it would never
-         *     receive an event), a quiet period not shorter than the shutdown timeout, one scheduler supplier for both
+         *     receive an event), a tracking processor built with another dead-letter queue than the one its factory is
+         *     given, or named as another processor, a quiet period not shorter than the shutdown timeout, one scheduler supplier for both
          *     dispatchers
          */
         public Lanes build() {
@@ -499,6 +511,8 @@ public final class Lanes implements GracefullyStoppable {
             DomainEventBus bus = eventBus != null ? eventBus : DomainEventBuses.inMemory();
             CommandGateway gateway = CommandGateways.create(commandBus, store, results);
             List<EventProcessor> made = processors(gateway, eventBus == null);
+            DeadLetterQueue queue = deadLetterQueue != null ? deadLetterQueue : DeadLetterQueues.inMemory();
+            List<TrackingProcessor> tracking = trackingProcessors(store, queue, made);
             @Nullable
             AggregateSchedulerSupplier shared =
                     sharedWorkers > 0 ? AggregateSchedulers.sharedPool(SHARED_WORKERS, sharedWorkers) : null;
@@ -514,7 +528,7 @@ public final class Lanes implements GracefullyStoppable {
             CommandDispatcher commands = commandDispatcher(commandBus, store, bus, results, commandSchedulers);
             @Nullable
             CompositeEventDispatcher events =
-                    eventSchedulers == null ? null : eventDispatcher(bus, results, made, eventSchedulers);
+                    eventSchedulers == null ? null : eventDispatcher(bus, results, made, queue, eventSchedulers);
             List<RuntimeComponent> ordered = new ArrayList<>();
             if (shared != null) {
                 ordered.add(new SharedWorkers(SHARED_WORKERS, shared)); // first: stopped last
@@ -524,12 +538,49 @@ public final class Lanes implements GracefullyStoppable {
             if (events != null) {
                 ordered.add(events);
             }
-            for (Function<? super EventStore, TrackingProcessor> factory : trackingProcessors) {
-                ordered.add(Objects.requireNonNull(
-                        factory.apply(store), () -> "tracking processor factory " + factory + " returned null"));
-            }
+            ordered.addAll(tracking);
             LanesRuntime runtime = new LanesRuntime(ordered, shutdownTimeout, quietPeriod, timer);
-            return new Lanes(runtime, gateway, results, store, commands, events);
+            return new Lanes(runtime, gateway, results, store, commands, events, deadLetters(queue, events, tracking));
+        }
+
+        private List<TrackingProcessor> trackingProcessors(
+                EventStore store, DeadLetterQueue queue, List<EventProcessor> fedByBus) {
+            Set<String> names = new HashSet<>();
+            fedByBus.forEach(processor -> names.add(processor.name()));
+            List<TrackingProcessor> made = new ArrayList<>();
+            for (BiFunction<? super EventStore, ? super DeadLetterQueue, TrackingProcessor> factory :
+                    trackingProcessors) {
+                TrackingProcessor tracking = Objects.requireNonNull(
+                        factory.apply(store, queue), () -> "tracking processor factory " + factory + " returned null");
+                if (tracking.deadLetterQueue() != queue) {
+                    throw new IllegalArgumentException(tracking + " parks in " + tracking.deadLetterQueue()
+                            + ", not in this instance's dead-letter queue " + queue
+                            + ": build it with .deadLetterQueue(deadLetters), the queue its factory is given");
+                }
+                for (String name : tracking.deadLetters().processors()) {
+                    if (!names.add(name)) {
+                        throw new IllegalArgumentException("processor '" + name + "' is registered twice (" + tracking
+                                + "): its dead letters and checkpoint are kept under its name, so it needs one of"
+                                + " its own");
+                    }
+                }
+                made.add(tracking);
+            }
+            return made;
+        }
+
+        /** The event side's, or with tracking processors, theirs and its over the one queue. */
+        private static @Nullable DeadLetters deadLetters(
+                DeadLetterQueue queue, @Nullable CompositeEventDispatcher events, List<TrackingProcessor> tracking) {
+            if (tracking.isEmpty()) {
+                return events == null ? null : events.deadLetters();
+            }
+            List<DeadLetters> parts = new ArrayList<>();
+            if (events != null) {
+                parts.add(events.deadLetters());
+            }
+            tracking.forEach(processor -> parts.add(processor.deadLetters()));
+            return DeadLetters.combine("Lanes", queue, parts);
         }
 
         private CommandBus makeCommandBus(CommandResults results) {
@@ -604,13 +655,14 @@ public final class Lanes implements GracefullyStoppable {
                 DomainEventBus bus,
                 CommandResults results,
                 List<EventProcessor> made,
+                DeadLetterQueue queue,
                 AggregateSchedulerSupplier owned) {
             CompositeEventDispatcher.Builder builder = CompositeEventDispatcher.builder(EVENT_DISPATCHER, bus)
                     .commandResults(results)
                     .settings(eventSettings)
                     .metrics(metrics)
                     .parkingLot(eventParkingLot != null ? eventParkingLot : ParkingLots.inMemory())
-                    .deadLetterQueue(deadLetterQueue != null ? deadLetterQueue : DeadLetterQueues.inMemory())
+                    .deadLetterQueue(queue)
                     .schedulers(owned);
             made.forEach(builder::processor);
             return builder.build();

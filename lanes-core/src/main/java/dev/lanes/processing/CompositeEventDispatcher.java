@@ -83,10 +83,18 @@ public final class CompositeEventDispatcher implements GroupedComponent {
                     builder.metrics,
                     projectionListener(processor, builder.results)));
         }
-        this.deadLetters = new LaneDeadLetters(name, deadLetterQueue, children);
+        Map<String, LaneDeadLetters.Lanes> lanes = new LinkedHashMap<>();
+        children.forEach(child -> lanes.put(child.name(), child::operate));
+        this.deadLetters = new LaneDeadLetters(name, deadLetterQueue, lanes);
         this.group = RuntimeComponent.group(name, children, schedulers);
         this.polling = new RetryRequestPolling(
-                name, deadLetterQueue, deadLetters, processors.keySet(), builder.pollInterval, builder.pollTimer);
+                name,
+                deadLetterQueue,
+                deadLetters,
+                processors.keySet(),
+                builder.pollInterval,
+                builder.pollTimer,
+                () -> true);
     }
 
     /** What the bus runs as it moves work to this instance; named for its logs. */

@@ -4,6 +4,7 @@ import dev.lanes.api.AggregateId;
 import dev.lanes.messaging.DomainEventStream;
 import java.util.List;
 import java.util.Set;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -51,6 +52,25 @@ public interface DeadLetterQueue {
 
     /** Replaces a letter's reason, attempts and time after it failed again; it keeps its place. */
     Mono<Void> update(DeadLetter letter);
+
+    /**
+     * Removes every sequence of {@code processor}, without delivering any letter: its read model is being rebuilt from
+     * the start ({@link TrackingProcessor#reset()}), and the rebuild parks what still fails again. Completes with how
+     * many letters were removed; afterwards {@link #isParked} answers {@code false} for the processor's aggregates.
+     *
+     * <p>Not ordered with the lanes: call it only while no lane of that processor parks or retries (a tracking
+     * processor's reset does so once every stream it read is settled and no retry runs). The default lists the
+     * processor's sequences and evicts their letters one by one; a queue with a store of its own removes them at once.
+     */
+    default Mono<Integer> discard(String processor) {
+        return sequences()
+                .flatMapIterable(sequences -> sequences)
+                .filter(sequence -> sequence.processor().equals(processor))
+                .concatMap(sequence -> list(processor, sequence.aggregateId()))
+                .concatMap(letters -> Flux.fromIterable(letters)
+                        .concatMap(letter -> evict(letter).thenReturn(1)))
+                .reduce(0, Integer::sum);
+    }
 
     /**
      * Takes the retries requested from outside the process (for example {@code lanes parked retry}) for these

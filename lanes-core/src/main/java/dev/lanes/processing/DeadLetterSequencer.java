@@ -21,8 +21,9 @@ import reactor.core.publisher.Mono;
  *
  * <p>A stream whose sequence is parked is parked behind it without running. Any other stream runs; when its last
  * attempt (by the lanes' {@link RetryPolicy}) fails, it becomes the head of a new sequence, and is acknowledged only
- * once the queue stored it. If the queue cannot store it, the error goes to the lane, which parks the stream in its
- * {@link dev.lanes.dispatch.ParkingLot} instead: never dropped, but no longer holding its aggregate's later streams.
+ * once the queue stored it. If the queue cannot store it, its {@link Storing} decides: on the bus side the error goes to
+ * the lane, which parks the stream in its {@link dev.lanes.dispatch.ParkingLot} instead (never dropped, but no longer
+ * holding its aggregate's later streams); a {@link TrackingProcessor} tries again until the queue stored it.
  */
 final class DeadLetterSequencer {
     private static final Logger log = LoggerFactory.getLogger(DeadLetterSequencer.class);
@@ -31,8 +32,21 @@ final class DeadLetterSequencer {
     /** Below every letter's index: a retry's first pass takes the whole sequence. */
     private static final long NO_LETTER = Long.MIN_VALUE;
 
+    /**
+     * What becomes of a failed parking (an {@code enqueue} or {@code enqueueIfPresent}, subscribed in the lane): the
+     * returned {@code Mono} may retry {@code storing}, or let its error go to the lane.
+     */
+    @FunctionalInterface
+    interface Storing {
+        /** The bus side's: the error goes to the lane. */
+        Storing ONCE = (stream, storing) -> storing;
+
+        Mono<DeadLetter> store(DomainEventStream stream, Mono<DeadLetter> storing);
+    }
+
     private final String processor;
     private final DeadLetterQueue queue;
+    private final Storing storing;
     private final RetryPolicy retryPolicy;
     private final Clock clock;
     private final Function<DomainEventStream, Mono<Void>> deliver;
@@ -45,12 +59,14 @@ final class DeadLetterSequencer {
     DeadLetterSequencer(
             String processor,
             DeadLetterQueue queue,
+            Storing storing,
             RetryPolicy retryPolicy,
             Clock clock,
             Function<DomainEventStream, Mono<Void>> deliver,
             BiConsumer<DomainEventStream, Throwable> parked) {
         this.processor = processor;
         this.queue = queue;
+        this.storing = storing;
         this.retryPolicy = retryPolicy;
         this.clock = clock;
         this.deliver = deliver;
@@ -63,7 +79,7 @@ final class DeadLetterSequencer {
         if (!queue.isParked(processor, stream.aggregateId())) {
             return attempt(exchange, stream);
         }
-        return queue.enqueueIfPresent(processor, stream, BEHIND_HEAD)
+        return storing.store(stream, queue.enqueueIfPresent(processor, stream, BEHIND_HEAD))
                 .doOnNext(letter -> {
                     exchange.markSetAside();
                     parkedBehind(letter);
@@ -90,7 +106,7 @@ final class DeadLetterSequencer {
     }
 
     private Mono<Void> park(DomainEventStream stream, Throwable error, int attempts) {
-        return queue.enqueue(processor, stream, DeadLetter.reasonOf(error), attempts)
+        return storing.store(stream, queue.enqueue(processor, stream, DeadLetter.reasonOf(error), attempts))
                 .doOnNext(letter -> {
                     log.warn(
                             "Parked a message for {} from {} after {} attempt(s): {}",

@@ -1,7 +1,10 @@
 package dev.lanes.processing;
 
 import dev.lanes.api.AggregateId;
+import dev.lanes.internal.Require;
 import java.util.List;
+import java.util.Objects;
+import java.util.Set;
 import reactor.core.publisher.Mono;
 
 /**
@@ -17,6 +20,22 @@ import reactor.core.publisher.Mono;
  * when it stops, errors with {@link IllegalStateException}.
  */
 public interface DeadLetters {
+
+    /**
+     * One {@code DeadLetters} over several that share {@code queue} (a runtime's event side and its tracking processors):
+     * sequences and letters are read from the queue; a retry or skip goes to the part that has the processor it names.
+     *
+     * @param owner names the result in errors and logs
+     * @throws IllegalArgumentException naming the processor if two parts have a processor of the same name (their
+     *     sequences in the queue would be one)
+     */
+    static DeadLetters combine(String owner, DeadLetterQueue queue, List<DeadLetters> parts) {
+        return LaneDeadLetters.combined(
+                Require.notBlank(owner, "owner"), Objects.requireNonNull(queue, "queue"), List.copyOf(parts));
+    }
+
+    /** The names of the processors whose sequences {@link #retry} and {@link #skip} run. */
+    Set<String> processors();
 
     /** Every parked sequence, ordered by processor, then aggregate. */
     Mono<List<DeadLetterSequence>> sequences();

@@ -89,6 +89,22 @@ final class InMemoryDeadLetterQueue implements DeadLetterQueue {
                         .toList()));
     }
 
+    /** Removes the processor's sequences one key at a time: a change to a sequence is before or after, never split. */
+    @Override
+    public Mono<Integer> discard(String processor) {
+        return Mono.fromCallable(() -> {
+            int[] removed = new int[1];
+            sequences.keySet().stream()
+                    .filter(key -> key.processor().equals(processor))
+                    .toList()
+                    .forEach(key -> sequences.computeIfPresent(key, (k, letters) -> {
+                        removed[0] += letters.size();
+                        return null;
+                    }));
+            return removed[0];
+        });
+    }
+
     private static SequenceKey key(DeadLetter letter) {
         return new SequenceKey(letter.processor(), letter.aggregateId());
     }

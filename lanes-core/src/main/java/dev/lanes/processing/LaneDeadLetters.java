@@ -5,18 +5,53 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import reactor.core.publisher.Mono;
 
-/** The {@link DeadLetters} of one event side: reads from its queue, retries and skips through its processors' lanes. */
+/**
+ * The {@link DeadLetters} of processors that share one queue: reads from the queue, and sends each retry or skip to the
+ * lanes of the processor it names (a bus-fed {@link ProcessorDispatcher}, a {@link TrackingProcessor}, or the {@link
+ * DeadLetters} of another event side, for {@link DeadLetters#combine}).
+ */
 final class LaneDeadLetters implements DeadLetters {
+
+    /** Runs a retry or skip of one sequence in the aggregate's lane of one processor. */
+    @FunctionalInterface
+    interface Lanes {
+        Mono<RetryOutcome> operate(AggregateId aggregateId, SequenceOperation.Kind kind);
+    }
+
     private final String owner;
     private final DeadLetterQueue queue;
-    private final Map<String, ProcessorDispatcher> processors = new LinkedHashMap<>();
+    private final Map<String, Lanes> processors;
 
-    LaneDeadLetters(String owner, DeadLetterQueue queue, List<ProcessorDispatcher> processors) {
+    /** @param processors by processor name, in the order {@link #processors()} lists them */
+    LaneDeadLetters(String owner, DeadLetterQueue queue, Map<String, Lanes> processors) {
         this.owner = owner;
         this.queue = queue;
-        processors.forEach(child -> this.processors.put(child.name(), child));
+        this.processors = new LinkedHashMap<>(processors);
+    }
+
+    /** The dead letters of several parts over {@code queue}; each processor name must belong to one part only. */
+    static LaneDeadLetters combined(String owner, DeadLetterQueue queue, List<DeadLetters> parts) {
+        Map<String, Lanes> processors = new LinkedHashMap<>();
+        for (DeadLetters part : parts) {
+            for (String processor : part.processors()) {
+                Lanes lanes = (aggregateId, kind) -> kind == SequenceOperation.Kind.RETRY
+                        ? part.retry(processor, aggregateId)
+                        : part.skip(processor, aggregateId);
+                if (processors.putIfAbsent(processor, lanes) != null) {
+                    throw new IllegalArgumentException(owner + " has two processors named '" + processor
+                            + "': their sequences in " + queue + " would be one; give each a name of its own");
+                }
+            }
+        }
+        return new LaneDeadLetters(owner, queue, processors);
+    }
+
+    @Override
+    public Set<String> processors() {
+        return Set.copyOf(processors.keySet());
     }
 
     @Override
@@ -43,12 +78,12 @@ final class LaneDeadLetters implements DeadLetters {
     private Mono<RetryOutcome> operate(String processor, AggregateId aggregateId, SequenceOperation.Kind kind) {
         return Mono.defer(() -> {
             Objects.requireNonNull(aggregateId, "aggregateId");
-            ProcessorDispatcher child = processors.get(Objects.requireNonNull(processor, "processor"));
-            if (child == null) {
+            Lanes lanes = processors.get(Objects.requireNonNull(processor, "processor"));
+            if (lanes == null) {
                 return Mono.error(new IllegalArgumentException(
                         owner + " has no processor '" + processor + "' (it has " + processors.keySet() + ")"));
             }
-            return child.operate(aggregateId, kind);
+            return lanes.operate(aggregateId, kind);
         });
     }
 

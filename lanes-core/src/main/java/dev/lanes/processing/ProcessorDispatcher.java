@@ -68,7 +68,13 @@ final class ProcessorDispatcher implements GroupedComponent {
         this.started = new IntakeGate(processor.name() + " start");
         started.hold();
         this.sequencer = new DeadLetterSequencer(
-                processor.name(), deadLetters, settings.retryPolicy(), Clock.systemUTC(), this::deliver, this::parked);
+                processor.name(),
+                deadLetters,
+                DeadLetterSequencer.Storing.ONCE,
+                settings.retryPolicy(),
+                Clock.systemUTC(),
+                this::deliver,
+                this::parked);
         ParkingLot reportingParkingLot = parked -> {
             parkingLot.park(parked);
             if (parked.message() instanceof DomainEventStream stream) {

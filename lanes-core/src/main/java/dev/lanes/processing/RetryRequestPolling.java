@@ -3,6 +3,7 @@ package dev.lanes.processing;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -14,7 +15,9 @@ import reactor.core.scheduler.Scheduler;
 /**
  * Takes the retries requested from outside (by {@code lanes parked retry|skip}) from a dead-letter queue, every
  * interval, and runs each through the lanes. One poll at a time; a failed poll or retry is logged and the next poll
- * goes on. Started once; after {@link #stop()} it never polls again.
+ * goes on. A tick at which the event side is not active (a tracking processor that does not hold its claim) takes
+ * nothing: the requests stay for the instance that runs the processor. Started once; after {@link #stop()} it never
+ * polls again.
  */
 final class RetryRequestPolling {
     private static final Logger log = LoggerFactory.getLogger(RetryRequestPolling.class);
@@ -26,6 +29,7 @@ final class RetryRequestPolling {
     private final Set<String> processors;
     private final Duration interval;
     private final Scheduler timer;
+    private final BooleanSupplier active;
     private final AtomicReference<@Nullable Disposable> polling = new AtomicReference<>();
 
     RetryRequestPolling(
@@ -34,13 +38,15 @@ final class RetryRequestPolling {
             DeadLetters deadLetters,
             Set<String> processors,
             Duration interval,
-            Scheduler timer) {
+            Scheduler timer,
+            BooleanSupplier active) {
         this.owner = owner;
         this.queue = queue;
         this.deadLetters = deadLetters;
         this.processors = Set.copyOf(processors);
         this.interval = interval;
         this.timer = timer;
+        this.active = active;
     }
 
     void start() {
@@ -61,6 +67,9 @@ final class RetryRequestPolling {
     }
 
     private Mono<Void> poll() {
+        if (!active.getAsBoolean()) {
+            return Mono.empty();
+        }
         return queue.takeRetryRequests(processors)
                 .flatMapMany(Flux::fromIterable)
                 .concatMap(requested -> deadLetters

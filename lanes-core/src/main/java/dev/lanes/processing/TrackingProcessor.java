@@ -1,12 +1,12 @@
 package dev.lanes.processing;
 
+import dev.lanes.api.AggregateId;
 import dev.lanes.api.MaterializedNamedAggregate;
 import dev.lanes.dispatch.AggregateDispatcher;
 import dev.lanes.dispatch.DispatcherMetrics;
 import dev.lanes.dispatch.LaneSettings;
 import dev.lanes.dispatch.MessageExchange;
-import dev.lanes.dispatch.ParkingLot;
-import dev.lanes.dispatch.ParkingLots;
+import dev.lanes.dispatch.ParkedMessage;
 import dev.lanes.eventsourcing.CheckpointStore;
 import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.eventsourcing.PositionedStream;
@@ -18,23 +18,28 @@ import dev.lanes.lifecycle.RuntimeContext;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.scheduler.AggregateSchedulerSupplier;
 import dev.lanes.scheduler.AggregateSchedulers;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
+import reactor.util.retry.Retry;
 
 /**
  * An event processor fed from the event store instead of the bus: it reads the store's global order ({@link
@@ -81,6 +86,14 @@ public final class TrackingProcessor implements RuntimeComponent {
     private final Scheduler timer;
     private final Supplier<Mono<Void>> onReset;
     private final Map<MaterializedNamedAggregate, BacklogRoute<MessageExchange<Object>>> routes;
+    private final Map<MaterializedNamedAggregate, BacklogRoute<MessageExchange<Object>>> operations;
+    private final DeadLetterQueue queue;
+    private final DeadLetterSequencer sequencer;
+    private final DeadLetters deadLetters;
+    private final RetryRequestPolling polling;
+    /** Retries and skips offered to the lanes and not yet answered: a reset waits for them, and refuses new ones. */
+    private final AtomicInteger operating = new AtomicInteger();
+
     private final RuntimeComponent group;
     private final TrackingLifecycle lifecycle;
 
@@ -106,30 +119,122 @@ public final class TrackingProcessor implements RuntimeComponent {
         this.timer = builder.timer;
         this.onReset = builder.onReset;
         this.lifecycle = new TrackingLifecycle(name());
+        this.queue = builder.deadLetterQueue;
+        this.sequencer = new DeadLetterSequencer(
+                processor.name(),
+                queue,
+                this::untilStored,
+                builder.laneSettings.retryPolicy(),
+                Clock.systemUTC(),
+                processor::handleMessage,
+                (stream, error) -> {});
         Map<MaterializedNamedAggregate, BacklogRoute<MessageExchange<Object>>> byType = new HashMap<>();
+        Map<MaterializedNamedAggregate, BacklogRoute<MessageExchange<Object>>> operationsByType = new HashMap<>();
         AggregateSchedulerSupplier borrowed = AggregateSchedulers.borrowed(schedulers);
         List<AggregateDispatcher<Object>> dispatchers = processor.aggregateTypes().stream()
-                .map(type -> dispatcher(builder, type, borrowed, byType))
+                .map(type -> dispatcher(builder, type, borrowed, byType, operationsByType))
                 .toList();
         this.routes = Map.copyOf(byType);
+        this.operations = Map.copyOf(operationsByType);
+        this.deadLetters = new LaneDeadLetters(name(), queue, Map.of(processor.name(), this::operate));
+        this.polling = new RetryRequestPolling(
+                name(),
+                queue,
+                deadLetters,
+                Set.of(processor.name()),
+                builder.retryPollInterval,
+                builder.retryPollTimer != null ? builder.retryPollTimer : timer,
+                this::isReading);
         this.group = RuntimeComponent.group(name(), dispatchers, schedulers);
     }
 
+    /** The lanes of one type: the streams read, merged with the retries and skips of its parked sequences. */
     private AggregateDispatcher<Object> dispatcher(
             Builder builder,
             MaterializedNamedAggregate type,
             AggregateSchedulerSupplier borrowed,
-            Map<MaterializedNamedAggregate, BacklogRoute<MessageExchange<Object>>> byType) {
+            Map<MaterializedNamedAggregate, BacklogRoute<MessageExchange<Object>>> byType,
+            Map<MaterializedNamedAggregate, BacklogRoute<MessageExchange<Object>>> operationsByType) {
         BacklogRoute<MessageExchange<Object>> route = new BacklogRoute<>(null, held -> {});
+        BacklogRoute<MessageExchange<Object>> operationRoute = new BacklogRoute<>(
+                null, held -> held.reject(new IllegalStateException(name() + " stopped before running " + held)));
         byType.put(type, route);
+        operationsByType.put(type, operationRoute);
         return AggregateDispatcher.<Object>builder(name(), type)
-                .source(route.flux())
-                .handler(exchange -> processor.handleMessage(exchange.message()))
+                .source(Flux.merge(operationRoute.flux(), route.flux()))
+                .handler(this::dispatch)
                 .schedulers(borrowed)
                 .settings(builder.laneSettings)
-                .parkingLot(builder.parkingLot)
+                .parkingLot(this::refuseParking)
                 .metrics(builder.metrics)
                 .build();
+    }
+
+    /** In the aggregate's lane: a stream read goes through the dead letters; a retry or skip runs on its sequence. */
+    private Mono<Void> dispatch(MessageExchange<Object> exchange) {
+        if (exchange instanceof SequenceOperation operation) {
+            return sequencer.run(operation);
+        }
+        return sequencer.handle((AttemptedStream) exchange);
+    }
+
+    /**
+     * A parking the queue failed is logged and tried again every poll interval, in the lane (its aggregate's later
+     * streams wait behind it), until the queue stored it or the lanes are forced: its position stays unsettled
+     * meanwhile, so the checkpoint never passes a stream the queue does not hold.
+     */
+    private Mono<DeadLetter> untilStored(DomainEventStream stream, Mono<DeadLetter> storing) {
+        return storing.retryWhen(Retry.fixedDelay(Long.MAX_VALUE, settings.pollInterval())
+                .scheduler(timer)
+                .doBeforeRetry(failed -> log.warn(
+                        "{} could not park {} in {} (attempt {}): {}; its position stays unsettled and its aggregate's"
+                                + " later streams wait; trying again in {}",
+                        name(),
+                        stream,
+                        queue,
+                        failed.totalRetries() + 1,
+                        failed.failure().toString(),
+                        settings.pollInterval())));
+    }
+
+    /**
+     * The lanes' parking lot, which the sequencer leaves nothing to (a parking is retried until stored): anything that
+     * still gets here is a fault. Throwing makes the lane reject the stream (its position stays unsettled, read again
+     * after a restart) and report the fault to the runtime; this processor reads no more.
+     */
+    private void refuseParking(ParkedMessage parked) {
+        stopReading();
+        throw new IllegalStateException(name() + " parks streams only in its dead-letter queue " + queue + ", but "
+                + parked.aggregateId() + " reached its lanes' parking lot after " + parked.attempts()
+                + " attempt(s): " + parked.error() + "; it stays unsettled and " + name() + " stops reading");
+    }
+
+    /**
+     * Runs a retry or skip of one parked sequence in its aggregate's lane. Errors with {@link IllegalArgumentException}
+     * if this processor reads no streams of the aggregate's type, and with {@link IllegalStateException} while a reset
+     * is pending (the reset discards the sequences).
+     */
+    private Mono<RetryOutcome> operate(AggregateId aggregateId, SequenceOperation.Kind kind) {
+        return Mono.defer(() -> {
+            BacklogRoute<MessageExchange<Object>> route = operations.get(aggregateId.materialize());
+            if (route == null) {
+                return Mono.error(new IllegalArgumentException(name() + " reads no streams of "
+                        + aggregateId.materialize() + " (it reads " + processor.aggregateTypes() + ")"));
+            }
+            operating.incrementAndGet(); // before the check: a reset that saw no operation sees its pending flag here
+            if (pendingReset.get() != null) {
+                operating.decrementAndGet();
+                return Mono.error(new IllegalStateException(name() + " is resetting (its dead letters are discarded):"
+                        + " the " + kind + " of " + aggregateId + " is refused"));
+            }
+            SequenceOperation operation = new SequenceOperation(processor.name(), aggregateId, kind);
+            Mono<RetryOutcome> result = operation.result().doFinally(signal -> operating.decrementAndGet());
+            result.subscribe(outcome -> {}, error -> {}); // counts the operation until it is answered, not cancelled
+            if (!route.offer(operation)) {
+                operation.reject(new IllegalStateException(name() + " is stopped"));
+            }
+            return operation.result();
+        });
     }
 
     /**
@@ -148,6 +253,21 @@ public final class TrackingProcessor implements RuntimeComponent {
     /** The last checkpoint this instance saved, or -1 before its first save. */
     public long savedCheckpoint() {
         return saved;
+    }
+
+    /**
+     * This processor's parked sequences: list them, retry them, skip their head (see {@link DeadLetters}). A retry or
+     * skip runs in the aggregate's lane of this instance, ordered with the streams read; one asked for while a {@link
+     * #reset()} is pending errors with {@link IllegalStateException}. Under {@code Lanes}, {@code Lanes.deadLetters()}
+     * reaches it with the other processors.
+     */
+    public DeadLetters deadLetters() {
+        return deadLetters;
+    }
+
+    /** Where this processor parks the streams it could not handle (the builder's {@link Builder#deadLetterQueue}). */
+    public DeadLetterQueue deadLetterQueue() {
+        return queue;
     }
 
     /** Whether this instance holds the claim and reads (false for a standby, and after a stop or a lost claim). */
@@ -170,6 +290,7 @@ public final class TrackingProcessor implements RuntimeComponent {
         lifecycle.started();
         group.start();
         reading = true;
+        polling.start();
         loop = Mono.defer(this::step)
                 .onErrorResume(this::stepFailed)
                 .flatMap(delay -> Mono.delay(delay, timer))
@@ -214,7 +335,7 @@ public final class TrackingProcessor implements RuntimeComponent {
             if (!won) {
                 return Mono.just(settings.pollInterval());
             }
-            return checkpoints.load(processor.name()).map(checkpoint -> {
+            return reloadDeadLetters().then(checkpoints.load(processor.name())).map(checkpoint -> {
                 restartFrom(checkpoint);
                 claimed = true;
                 renewedAt = now();
@@ -222,6 +343,16 @@ public final class TrackingProcessor implements RuntimeComponent {
                 return Duration.ZERO;
             });
         });
+    }
+
+    /**
+     * Before this instance reads, its queue reads the parked sequences again (blocking, so off the loop's thread): the
+     * instance that held the claim before may have parked some since this queue loaded them.
+     */
+    private Mono<Void> reloadDeadLetters() {
+        return Mono.fromRunnable(queue::reload)
+                .subscribeOn(Schedulers.boundedElastic())
+                .then();
     }
 
     private void restartFrom(long checkpoint) {
@@ -274,18 +405,25 @@ public final class TrackingProcessor implements RuntimeComponent {
     private MessageExchange<Object> exchange(PositionedStream positioned, SettledPositions tracker) {
         DomainEventStream stream = positioned.stream();
         long position = positioned.position();
-        return new LocalExchange<>(
+        return new AttemptedStream(new LocalExchange<>(
                 stream,
                 stream.aggregateId(),
                 () -> tracker.settled(position),
-                reason -> log.debug("{} not handled: position {} ({})", name(), position, reason.toString()));
+                reason -> log.debug("{} not handled: position {} ({})", name(), position, reason.toString())));
     }
 
     private Mono<Duration> resetWhenSettled(Sinks.Empty<Void> reset) {
-        if (positions.inFlight() > 0) {
+        if (positions.inFlight() > 0 || operating.get() > 0) {
             return Mono.just(FULL_BACKOFF);
         }
         return Mono.defer(onReset)
+                .then(Mono.defer(() -> queue.discard(processor.name())))
+                .doOnNext(discarded -> log.info(
+                        "{} reset: discarded {} dead letter(s) of {} in {}",
+                        name(),
+                        discarded,
+                        processor.name(),
+                        queue))
                 .then(checkpoints.save(processor.name(), owner, 0))
                 .map(stored -> {
                     if (!stored) {
@@ -363,6 +501,7 @@ public final class TrackingProcessor implements RuntimeComponent {
 
     @Override
     public void quiesce() {
+        polling.stop();
         stopReading();
         group.quiesce();
     }
@@ -377,6 +516,7 @@ public final class TrackingProcessor implements RuntimeComponent {
     }
 
     private void stopLoop() {
+        polling.stop();
         stopReading();
         Disposable current = loop;
         if (current != null) {
@@ -415,7 +555,9 @@ public final class TrackingProcessor implements RuntimeComponent {
         private TrackingSettings settings = TrackingSettings.DEFAULT;
         private LaneSettings laneSettings = LaneSettings.DEFAULT;
         private @Nullable AggregateSchedulerSupplier schedulers;
-        private ParkingLot parkingLot = ParkingLots.inMemory();
+        private DeadLetterQueue deadLetterQueue = DeadLetterQueues.inMemory();
+        private Duration retryPollInterval = CompositeEventDispatcher.DEFAULT_RETRY_REQUEST_POLL;
+        private @Nullable Scheduler retryPollTimer;
         private DispatcherMetrics metrics = DispatcherMetrics.NONE;
         private String owner = UUID.randomUUID().toString();
         private Scheduler timer = Schedulers.parallel();
@@ -447,9 +589,28 @@ public final class TrackingProcessor implements RuntimeComponent {
             return this;
         }
 
-        /** Where streams whose retries ran out are parked (they count as settled). */
-        public Builder parkingLot(ParkingLot parkingLot) {
-            this.parkingLot = Objects.requireNonNull(parkingLot, "parkingLot");
+        /**
+         * Where streams whose retries ran out are parked, in sequences that hold their aggregate's later streams (see
+         * {@link TrackingProcessor}); a new {@link DeadLetterQueues#inMemory()} unless set. Use a queue that lasts as
+         * long as the checkpoint store: a parked stream is settled once the queue stored it, so a checkpoint that
+         * outlives the queue (the in-memory queue with {@code PostgresCheckpointStore}) forgets it at a restart.
+         */
+        public Builder deadLetterQueue(DeadLetterQueue deadLetterQueue) {
+            this.deadLetterQueue = Objects.requireNonNull(deadLetterQueue, "deadLetterQueue");
+            return this;
+        }
+
+        /**
+         * How often the instance that holds the claim takes the retries requested from outside (by {@code lanes parked
+         * retry|skip}) from its dead-letter queue, and where that is timed; every {@link
+         * CompositeEventDispatcher#DEFAULT_RETRY_REQUEST_POLL} on the {@link #timer} unless set. An in-memory queue
+         * has no such requests.
+         *
+         * @throws IllegalArgumentException naming the value if not positive
+         */
+        public Builder retryRequestPolling(Duration interval, Scheduler timer) {
+            this.retryPollInterval = Require.positive(interval, "retryRequestPolling");
+            this.retryPollTimer = Objects.requireNonNull(timer, "timer");
             return this;
         }
 

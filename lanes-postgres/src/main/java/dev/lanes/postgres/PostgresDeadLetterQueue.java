@@ -98,6 +98,8 @@ public final class PostgresDeadLetterQueue implements DeadLetterQueue, AutoClose
             + COLUMNS + ") SELECT " + COLUMNS + ", count(*) FROM taken JOIN lanes_dead_letters USING (" + COLUMNS
             + ") GROUP BY " + COLUMNS + " ORDER BY " + COLUMNS;
 
+    private static final String DISCARD = "DELETE FROM lanes_dead_letters WHERE processor = ?";
+
     private final Jdbc jdbc;
     private final StreamCodec codec;
     private final Clock clock;
@@ -340,6 +342,23 @@ public final class PostgresDeadLetterQueue implements DeadLetterQueue, AutoClose
                     }
                 })
                 .then();
+    }
+
+    /**
+     * Removes every letter of {@code processor} in one statement, then forgets its sequences in the parked set (see
+     * {@link DeadLetterQueue#discard}). Requested retries of its sequences stay until taken, and are dropped then if
+     * their sequence is gone.
+     */
+    @Override
+    public Mono<Integer> discard(String processor) {
+        return Mono.defer(() -> call("discarding the dead letters of " + requireProcessor(processor), connection -> {
+                    try (PreparedStatement delete = connection.prepareStatement(DISCARD)) {
+                        delete.setString(1, processor);
+                        return delete.executeUpdate();
+                    }
+                }))
+                .doOnNext(removed ->
+                        parked.removeIf(sequence -> sequence.processor().equals(processor)));
     }
 
     /**

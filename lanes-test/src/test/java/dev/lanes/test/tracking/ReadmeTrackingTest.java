@@ -41,7 +41,9 @@ class ReadmeTrackingTest {
         try (Lanes lanes = Lanes.builder()
                 .aggregate(Bank.definition())
                 .eventStore(store) // the store the service has been writing all along
-                .trackingProcessor(events -> TrackingProcessor.builder(balances.processor(), events, checkpoints)
+                .trackingProcessor((events, parked) -> TrackingProcessor.builder(
+                                balances.processor(), events, checkpoints)
+                        .deadLetterQueue(parked) // the service's dead-letter queue: lanes.deadLetters() lists it
                         .build()) // reads from its checkpoint (0: from the start), then follows
                 .build()
                 .start()) {
