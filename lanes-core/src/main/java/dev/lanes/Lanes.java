@@ -553,15 +553,16 @@ public final class Lanes implements GracefullyStoppable {
                 TrackingProcessor tracking = Objects.requireNonNull(
                         factory.apply(store, queue), () -> "tracking processor factory " + factory + " returned null");
                 if (tracking.deadLetterQueue() != queue) {
-                    throw new IllegalArgumentException(tracking + " parks in " + tracking.deadLetterQueue()
-                            + ", not in this instance's dead-letter queue " + queue
-                            + ": build it with .deadLetterQueue(deadLetters), the queue its factory is given");
+                    throw new IllegalArgumentException(tracking.name() + " parks in a dead-letter queue of its own ("
+                            + tracking.deadLetterQueue() + "), not in this instance's dead-letter queue (" + queue
+                            + "): build it with .deadLetterQueue(queue), the queue its factory is given");
                 }
                 for (String name : tracking.deadLetters().processors()) {
                     if (!names.add(name)) {
-                        throw new IllegalArgumentException("processor '" + name + "' is registered twice (" + tracking
-                                + "): its dead letters and checkpoint are kept under its name, so it needs one of"
-                                + " its own");
+                        throw new IllegalArgumentException(
+                                "processor '" + name + "' is registered twice (" + tracking.name()
+                                        + "): its dead letters and checkpoint are kept under its name, so it needs one of"
+                                        + " its own");
                     }
                 }
                 made.add(tracking);

@@ -14,15 +14,24 @@ import dev.lanes.command.CommandResult;
 import dev.lanes.command.CommandResults;
 import dev.lanes.command.StageNotReachedException;
 import dev.lanes.command.WaitStage;
+import dev.lanes.dispatch.LaneSettings;
+import dev.lanes.dispatch.RetryPolicy;
 import dev.lanes.event.DomainEventBuses;
+import dev.lanes.eventsourcing.CheckpointStore;
+import dev.lanes.eventsourcing.CheckpointStores;
 import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.eventsourcing.EventStores;
 import dev.lanes.lifecycle.RuntimeComponent;
 import dev.lanes.lifecycle.RuntimeContext;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.modeling.AggregateDefinition;
+import dev.lanes.processing.DeadLetterQueue;
+import dev.lanes.processing.DeadLetterQueues;
+import dev.lanes.processing.DeadLetterSequence;
 import dev.lanes.processing.EventProcessor;
 import dev.lanes.processing.ProcessorKind;
+import dev.lanes.processing.RetryOutcome;
+import dev.lanes.processing.TrackingProcessor;
 import dev.lanes.runtime.ComponentReport;
 import dev.lanes.runtime.LanesRuntime;
 import dev.lanes.runtime.ShutdownReport;
@@ -487,6 +496,94 @@ class LanesTest {
             Lanes.Builder builder = Lanes.builder().aggregate(cart()).processor(gateway -> null);
 
             assertThatNullPointerException().isThrownBy(builder::build).withMessageContaining("returned null");
+        }
+    }
+
+    @Nested
+    class TrackingProcessors {
+        private final CheckpointStore checkpoints = CheckpointStores.inMemory();
+        /** While set, the tracked projection fails on 2 pears. */
+        private volatile boolean poisoned = true;
+
+        private final List<Integer> trackedQuantities = new CopyOnWriteArrayList<>();
+
+        private EventProcessor trackedCarts(String name) {
+            return EventProcessor.builder(name, ProcessorKind.PROJECTION)
+                    .on(
+                            CART,
+                            Added.class,
+                            (added, context) -> Mono.fromRunnable(() -> {
+                                if (poisoned && added.sku().equals("pear")) {
+                                    throw new IllegalStateException("poison: " + added);
+                                }
+                                trackedQuantities.add(added.quantity());
+                            }))
+                    .build();
+        }
+
+        @Test
+        void aTrackingProcessorParksInTheRuntimesQueueAndLanesDeadLettersRetriesItInItsLane() {
+            DeadLetterQueue queue = DeadLetterQueues.inMemory();
+            Lanes lanes = Lanes.builder()
+                    .aggregate(cart())
+                    .processor(cartItems())
+                    .deadLetterQueue(queue)
+                    .trackingProcessor((store, parked) -> TrackingProcessor.builder(
+                                    trackedCarts("TrackedCarts"), store, checkpoints)
+                            .laneSettings(LaneSettings.DEFAULT.withRetryPolicy(RetryPolicy.NONE))
+                            .deadLetterQueue(parked)
+                            .build())
+                    .build()
+                    .start();
+            AggregateId cart = AggregateId.of(CART, "c-1");
+            for (Add add : List.of(new Add("apple", 1), new Add("pear", 2), new Add("plum", 3))) {
+                lanes.gateway().send(cart, add, WaitStage.PROCESSED).block(TIMEOUT);
+            }
+
+            await().atMost(TIMEOUT)
+                    .until(() -> queue.list("TrackedCarts", cart).block(TIMEOUT).size() == 2);
+            assertThat(trackedQuantities).as("the plum waits behind the pear").containsExactly(1);
+            assertThat(lanes.deadLetters().processors()).containsExactlyInAnyOrder("CartItems", "TrackedCarts");
+            assertThat(lanes.deadLetters().sequences().block(TIMEOUT))
+                    .extracting(DeadLetterSequence::processor)
+                    .containsExactly("TrackedCarts");
+
+            poisoned = false;
+            assertThat(lanes.deadLetters().retry("TrackedCarts", cart).block(TIMEOUT))
+                    .isEqualTo(new RetryOutcome("TrackedCarts", cart, 2, 0, 0, null));
+            assertThat(trackedQuantities).containsExactly(1, 2, 3);
+            assertThat(itemsPerCart).containsEntry("c-1", 6);
+            lanes.stop();
+        }
+
+        @Test
+        void aTrackingProcessorWithAQueueOfItsOwnIsRefusedNamingBoth() {
+            Lanes.Builder builder = Lanes.builder()
+                    .aggregate(cart())
+                    .trackingProcessor((store, parked) -> TrackingProcessor.builder(
+                                    trackedCarts("TrackedCarts"), store, checkpoints)
+                            .build());
+
+            assertThatIllegalArgumentException()
+                    .isThrownBy(builder::build)
+                    .withMessageContaining("Tracking-TrackedCarts")
+                    .withMessageContaining("not in this instance's dead-letter queue")
+                    .withMessageContaining(".deadLetterQueue(");
+        }
+
+        @Test
+        void aTrackingProcessorNamedAsABusFedOneIsRefusedNamingIt() {
+            Lanes.Builder builder = Lanes.builder()
+                    .aggregate(cart())
+                    .processor(cartItems())
+                    .trackingProcessor(
+                            (store, parked) -> TrackingProcessor.builder(trackedCarts("CartItems"), store, checkpoints)
+                                    .deadLetterQueue(parked)
+                                    .build());
+
+            assertThatIllegalArgumentException()
+                    .isThrownBy(builder::build)
+                    .withMessageStartingWith("processor 'CartItems' is registered twice");
         }
     }
 

@@ -27,6 +27,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Schedulers;
 
 /**
@@ -56,6 +57,9 @@ class TrackingDeadLettersTest {
     private final Map<AggregateId, List<Integer>> handled = new ConcurrentHashMap<>();
     /** While set, version 2 of {@link #poisonedOrder} fails. The "fix" clears it. */
     private final AtomicBoolean poisoned = new AtomicBoolean(true);
+
+    /** What the reset's {@code onReset} waits for before it clears the read model. */
+    private volatile Mono<Void> resetHeld = Mono.empty();
 
     private final List<LanesRuntime> runtimes = new ArrayList<>();
 
@@ -90,7 +94,7 @@ class TrackingDeadLettersTest {
                 .laneSettings(ONE_RETRY)
                 .deadLetterQueue(queue)
                 .retryRequestPolling(Duration.ofMillis(10), Schedulers.parallel())
-                .onReset(() -> Mono.fromRunnable(handled::clear))
+                .onReset(() -> resetHeld.then(Mono.fromRunnable(handled::clear)))
                 .build();
         LanesRuntime runtime = new LanesRuntime(List.of(tracking), Duration.ofSeconds(5), Duration.ofMillis(10));
         runtimes.add(runtime);
@@ -219,6 +223,53 @@ class TrackingDeadLettersTest {
         assertThat(tracking.deadLetters().retry(NAME, poisonedOrder).block(WAIT).delivered())
                 .isEqualTo(3);
         assertThat(handled(poisonedOrder)).containsExactly(1, 2, 3, 4);
+    }
+
+    @Test
+    void aRetryAskedForWhileAResetIsUnderWayIsRefusedAndTheResetStillDiscardsTheSequence() {
+        DeadLetterQueue queue = DeadLetterQueues.inMemory();
+        append(poisonedOrder, poisonedOrder, poisonedOrder);
+        TrackingProcessor tracking = start(queue);
+        awaitParked(queue, poisonedOrder, 2);
+        Sinks.Empty<Void> clearing = Sinks.empty();
+        AtomicBoolean resetRan = new AtomicBoolean();
+        resetHeld = Mono.fromRunnable(() -> resetRan.set(true)).then(clearing.asMono());
+        Mono<Void> reset = tracking.reset().cache();
+        reset.subscribe();
+        await().atMost(WAIT).untilTrue(resetRan); // onReset is running: held until cleared
+
+        assertThatThrownBy(
+                        () -> tracking.deadLetters().retry(NAME, poisonedOrder).block(WAIT))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("Tracking-" + NAME + " is resetting")
+                .hasMessageContaining("RETRY of " + poisonedOrder);
+        assertThat(queue.list(NAME, poisonedOrder).block(WAIT)).hasSize(2);
+
+        clearing.tryEmitEmpty();
+        reset.block(WAIT);
+        List<DeadLetter> letters = awaitParked(queue, poisonedOrder, 2);
+        assertThat(versionsOf(letters)).containsExactly(2, 3);
+        assertThat(handled(poisonedOrder)).containsExactly(1);
+    }
+
+    @Test
+    void theDefaultDiscardOfAQueueWithoutOneOfItsOwnEvictsEveryLetterOfThatProcessorOnly() {
+        FailingStores queue = new FailingStores(DeadLetterQueues.inMemory());
+        queue.failing.set(false);
+        for (AggregateId id : List.of(poisonedOrder, poisonedOrder, healthyOrder)) {
+            DomainEventStream stream = DomainEventStream.of(CommandMessage.of(id, "Touch", "r"), 1, List.of(id.id()));
+            queue.enqueue(NAME, stream, "parked", 1).block(WAIT);
+            queue.enqueue("Other", stream, "parked", 1).block(WAIT);
+        }
+
+        assertThat(queue.discard(NAME).block(WAIT)).isEqualTo(3);
+
+        assertThat(queue.isParked(NAME, poisonedOrder)).isFalse();
+        assertThat(queue.isParked(NAME, healthyOrder)).isFalse();
+        assertThat(queue.sequences().block(WAIT))
+                .containsExactly(
+                        new DeadLetterSequence("Other", poisonedOrder, 2),
+                        new DeadLetterSequence("Other", healthyOrder, 1));
     }
 
     @Test
