@@ -56,11 +56,31 @@ import reactor.util.retry.Retry;
  * bus) in position order, so an aggregate's streams are handled one at a time in version order, while catching up as
  * while following; different aggregates run concurrently.
  *
- * <p><b>Checkpoint.</b> A stream is settled when its lane handled or parked it. The checkpoint is the highest position
- * up to which every stream read is settled (contiguous, as Kafka commits offsets), saved every {@link
- * TrackingSettings#checkpointInterval()} and after a graceful stop. A restart reads on after it: what was settled after
- * the last save, or was in flight at a force stop or a crash, is handled again (at least once). At most {@link
- * TrackingSettings#maxInFlight()} streams are read and not yet settled.
+ * <p><b>Dead letters.</b> Each stream goes through the same sequenced dead letters as on the bus ({@link DeadLetters}),
+ * in the builder's {@link DeadLetterQueue} ({@link DeadLetterQueues#inMemory()} unless set; under {@code Lanes}, the
+ * runtime's), keyed by the processor's name: a stream whose aggregate has a parked sequence for this processor is
+ * parked behind its head without running; one whose last attempt (by the lane settings' {@link
+ * dev.lanes.dispatch.RetryPolicy}) fails becomes the head of a new sequence. {@link #deadLetters()} lists, retries and
+ * skips them; a retry runs in the aggregate's lane, ordered with the streams read. Retries requested from outside
+ * ({@code lanes parked retry|skip}, {@link DeadLetterQueue#takeRetryRequests}) are taken every {@link
+ * Builder#retryRequestPolling} interval by the instance that holds the claim, which also reloads the queue ({@link
+ * DeadLetterQueue#reload}) each time it takes the claim, before it reads: so a restarted instance, or one taking over,
+ * parks the aggregate's streams it reads again behind the head another instance parked.
+ *
+ * <p><b>Checkpoint.</b> A stream is settled when its lane handled it, or once the queue stored it (as a head or behind
+ * one): never before. A parking the queue fails is logged and tried again every poll interval, in the aggregate's lane,
+ * so its later streams wait behind it while other aggregates go on (up to {@code maxInFlight}); its position stays
+ * unsettled until the queue stored it, and if the processor is stopped first (a graceful stop waits for it as for any
+ * handler, up to the runtime's deadline) the stream is read again on the next start. Nothing is parked elsewhere: an
+ * error that still reaches the lanes' parking lot (a fault) leaves its stream unsettled, stops this processor's reading
+ * and is reported to the runtime. The checkpoint is the highest position up to which every stream read is settled
+ * (contiguous, as Kafka commits offsets), saved every {@link TrackingSettings#checkpointInterval()} and after a
+ * graceful stop. So once the checkpoint passed a parked stream, the queue holds it: keep the queue as long as the
+ * checkpoint store ({@code PostgresDeadLetterQueue} with {@code PostgresCheckpointStore}; the in-memory queue with the
+ * in-memory store), or a restart forgets what was parked. A restart reads on after the checkpoint: what was settled
+ * after the last save, or was in flight at a force stop or a crash, is handled or parked again (at least once: a
+ * stream parked again behind its head is a second letter of it). At most {@link TrackingSettings#maxInFlight()}
+ * streams are read and not yet settled.
  *
  * <p><b>Claim.</b> Before it reads, the processor claims its name in the {@link CheckpointStore} for {@link
  * TrackingSettings#lease()} and renews the claim every third of it; another instance with the same name waits as a
@@ -299,10 +319,14 @@ public final class TrackingProcessor implements RuntimeComponent {
     }
 
     /**
-     * Rebuilds from position 0: once every stream read so far is settled, runs the {@code onReset} action of the
-     * builder (clear the projection there), saves checkpoint 0 and reads again from the start. Completes when reading
-     * starts over; errors with {@link IllegalStateException} when the processor is not running, or stops first. A
-     * reset asked for while one is pending joins it.
+     * Rebuilds from position 0: once every stream read so far is settled and no retry or skip runs, runs the {@code
+     * onReset} action of the builder (clear the projection there), then discards this processor's sequences in its
+     * dead-letter queue ({@link DeadLetterQueue#discard}: they belong to the read model being cleared), saves checkpoint
+     * 0 and reads again from the start. So the rebuild parks what still fails again, holding that aggregate's later
+     * streams behind it as the first run did, and no letter is left twice. A failed step is logged and the reset tried
+     * again from {@code onReset} after the poll interval. Retries and skips asked for while a reset is pending error
+     * with {@link IllegalStateException}. Completes when reading starts over; errors with {@link IllegalStateException}
+     * when the processor is not running, or stops first. A reset asked for while one is pending joins it.
      */
     public Mono<Void> reset() {
         return Mono.defer(() -> {
