@@ -175,6 +175,34 @@ class PostgresTrackingDeadLettersTest {
     }
 
     @Test
+    void aStandbyThatTakesOverReloadsTheQueueAndHoldsTheAggregateTheFirstInstanceParked() {
+        PostgresDeadLetterQueue firstQueue = openQueue();
+        PostgresDeadLetterQueue secondQueue = openQueue(); // opened before anything was parked: it knows nothing yet
+        TrackingProcessor[] first = new TrackingProcessor[1];
+        TrackingProcessor[] second = new TrackingProcessor[1];
+        LanesRuntime firstRuntime = start(firstQueue, "first", first);
+        await().atMost(WAIT).until(first[0]::isReading);
+        start(secondQueue, "second", second);
+        append(poisonedCounter, poisonedCounter, healthyCounter, poisonedCounter);
+        assertThat(awaitParked(firstQueue, 2)).containsExactly(2, 3);
+        long settled = lastPosition();
+        await().atMost(WAIT).until(() -> first[0].savedCheckpoint() == settled);
+        assertThat(second[0].isReading())
+                .as("a standby while the first holds the claim")
+                .isFalse();
+
+        firstRuntime.shutdown().block(WAIT);
+        await().atMost(WAIT).until(second[0]::isReading);
+        append(poisonedCounter, healthyCounter);
+
+        await().atMost(WAIT).until(() -> handled(healthyCounter).size() == 2);
+        assertThat(awaitParked(secondQueue, 3))
+                .as("version 4 is parked behind the head the first instance parked")
+                .containsExactly(2, 3, 4);
+        assertThat(handled(poisonedCounter)).containsExactly(1);
+    }
+
+    @Test
     void aResetDiscardsTheProcessorsLettersInTheTableAndTheRebuildParksThePoisonAgainOnce() {
         append(poisonedCounter, healthyCounter, poisonedCounter, poisonedCounter, healthyCounter);
         PostgresDeadLetterQueue queue = openQueue();
