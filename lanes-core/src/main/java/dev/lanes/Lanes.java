@@ -363,7 +363,12 @@ public final class Lanes implements GracefullyStoppable {
             return this;
         }
 
-        /** Lane settings of the command dispatcher; {@link CommandDispatcher#DEFAULT_SETTINGS} unless set. */
+        /**
+         * Lane settings of the command dispatcher; {@link CommandDispatcher#DEFAULT_SETTINGS} unless set. Its handler
+         * timeout (warning at 10 s, timeout at 30 s, not retried) is changed with e.g. {@code
+         * commandSettings(CommandDispatcher.DEFAULT_SETTINGS.withHandlerTimeout(Duration.ofSeconds(2),
+         * Duration.ofSeconds(5)))}, and turned off with {@code withoutHandlerTimeout()}.
+         */
         public Builder commandSettings(LaneSettings settings) {
             this.commandSettings = Objects.requireNonNull(settings, "commandSettings");
             return this;
@@ -371,7 +376,9 @@ public final class Lanes implements GracefullyStoppable {
 
         /**
          * Lane settings of every processor; {@link LaneSettings#DEFAULT} unless set. Keep its {@code PAUSE} overflow
-         * with the in-memory event bus, which cannot redeliver a rejected stream.
+         * with the in-memory event bus, which cannot redeliver a rejected stream. Its handler timeout (warning at 10
+         * s, timeout at 30 s, retried by the retry policy) is changed with e.g. {@code
+         * eventSettings(LaneSettings.DEFAULT.withHandlerTimeout(Duration.ofSeconds(5), Duration.ofSeconds(20)))}.
          */
         public Builder eventSettings(LaneSettings settings) {
             this.eventSettings = Objects.requireNonNull(settings, "eventSettings");

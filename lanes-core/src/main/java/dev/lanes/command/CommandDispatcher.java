@@ -3,6 +3,8 @@ package dev.lanes.command;
 import dev.lanes.api.LanesException;
 import dev.lanes.dispatch.AggregateDispatcher;
 import dev.lanes.dispatch.DispatcherMetrics;
+import dev.lanes.dispatch.HandlerTimeout;
+import dev.lanes.dispatch.HandlerTimeoutException;
 import dev.lanes.dispatch.LaneSettings;
 import dev.lanes.dispatch.MessageExchange;
 import dev.lanes.dispatch.ParkingLot;
@@ -46,15 +48,26 @@ public final class CommandDispatcher implements GroupedComponent {
      * Commands retry version conflicts and store outages: 10 retries, 10 ms doubling to 1 s, jitter 0.5 (about 5 s in
      * all). Under cross-instance contention on one aggregate the instance with the cached state usually wins, so the
      * other needs several tries; fewer retries parked commands in a two-instance PostgreSQL run.
+     *
+     * <p>A {@link HandlerTimeoutException} is not retried: the sender has waited the whole timeout already (as long as
+     * {@link CommandResults#DEFAULT_TIMEOUT}), the cancelled attempt may still be finishing its append, and ten more
+     * timeouts would hold the aggregate's lane for minutes. The command fails at once and its sender gets the timeout.
      */
     public static final RetryPolicy DEFAULT_RETRY_POLICY = RetryPolicy.DEFAULT
             .withMaxRetries(10)
             .withBackoff(Duration.ofMillis(10), Duration.ofSeconds(1))
-            .withRetryable(error -> !(error instanceof LanesException lanes) || lanes.isRecoverable());
+            .withRetryable(error -> !(error instanceof HandlerTimeoutException)
+                    && (!(error instanceof LanesException lanes) || lanes.isRecoverable()));
 
     /**
      * The seed's {@code HASHED} lanes with {@link #DEFAULT_RETRY_POLICY}; a full lane rejects back to the sender (the
      * gateway's caller gets {@code LANE_FULL} and may retry), so one hot aggregate never pauses the others.
+     *
+     * <p>Handler timeouts: {@link HandlerTimeout#DEFAULT}, as for processors: a command handler still running after 10 s
+     * is logged at WARN, and one still running after 30 s is cancelled and fails with a {@link HandlerTimeoutException}
+     * (not retried, see {@link #DEFAULT_RETRY_POLICY}): the sender is answered with it and the aggregate's next command
+     * runs. Set others with {@code DEFAULT_SETTINGS.withHandlerTimeout(warning, timeout)}, or none with {@code
+     * withoutHandlerTimeout()}, through {@link Builder#settings} or {@code Lanes.builder().commandSettings(...)}.
      */
     public static final LaneSettings DEFAULT_SETTINGS =
             LaneSettings.DEFAULT.withRetryPolicy(DEFAULT_RETRY_POLICY).withOverflow(LaneSettings.Overflow.REJECT);

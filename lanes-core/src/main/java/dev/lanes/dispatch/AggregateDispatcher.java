@@ -62,6 +62,14 @@ import reactor.core.scheduler.Schedulers;
  * parked with its error and acknowledged, and the lane moves on. Only infrastructure faults (the scheduler refuses
  * work, the source fails, parking fails) are reported to the {@link RuntimeContext} as fatal.
  *
+ * <p><b>Hung handlers.</b> With a {@link LaneSettings#handlerTimeout()} (the default), an attempt whose {@code Mono} is
+ * still running at the warning threshold is logged once at WARN, and one still running at the timeout is cancelled and
+ * fails with a {@link HandlerTimeoutException}, retried and parked like any handler error; the lane moves on at once
+ * and the handler's later end is ignored. One periodic sweep per dispatcher times the running attempts (see {@link
+ * HandlerSweep}); a handler that ends at once is not timed at all. While stopping, a timed-out attempt is not retried:
+ * its exchange goes back to its source ({@link Reason#STOPPING}, counted {@code CANCELLED}), so a graceful stop waits
+ * at most about one timeout for a hung handler.
+ *
  * <p><b>Lifecycle</b> (one-way): {@code NEW -prepare-> PREPARED -start-> RUNNING -quiesce-> STOPPING -drained->
  * STOPPED}; {@link #forceStop()} goes to {@code STOPPED} from anywhere. After stop, exchanges still delivered by the
  * source are rejected to it with {@link Reason#STOPPING}.
@@ -113,6 +121,7 @@ public final class AggregateDispatcher<M> implements RuntimeComponent, HandlerSu
     private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
     private final Lane.LaneRunner<M> owner;
     private final LaneRegistry<M> lanes;
+    private final @Nullable HandlerSweep<M> sweep;
     private final Intake<M> intake;
     private final HotKeyTracker hotKeys;
     private final AtomicInteger admitted = new AtomicInteger();
@@ -147,6 +156,8 @@ public final class AggregateDispatcher<M> implements RuntimeComponent, HandlerSu
         this.cleanup = builder.cleanup;
         this.owner = new Owner();
         this.lanes = LaneRegistry.of(settings, owner);
+        HandlerTimeout limits = settings.handlerTimeout();
+        this.sweep = limits == null ? null : new HandlerSweep<>(lanes, limits, new Sweeper(limits), toString());
         this.hotKeySampling = builder.hotKeySampling;
         this.intake = new Intake<>(
                 new LaneWriter<>(lanes, new Gate()), this::sourceFailed, this::runOnCleanup, settings.maxQueued());
@@ -223,6 +234,9 @@ public final class AggregateDispatcher<M> implements RuntimeComponent, HandlerSu
             Scheduler resolved = schedulers.getOrInitialize(namedAggregate);
             this.scheduler = resolved;
             this.executor = resolved instanceof Executor direct ? direct : resolved::schedule;
+            if (sweep != null) {
+                sweep.bind(resolved);
+            }
             this.recorder = new SafeRecorder(metrics.bind(name, namedAggregate, this::stats), this);
             requirePrepared();
             subscribeSource();
@@ -371,6 +385,9 @@ public final class AggregateDispatcher<M> implements RuntimeComponent, HandlerSu
     }
 
     private void terminate() {
+        if (sweep != null) {
+            sweep.stop();
+        }
         recorder.close();
         Throwable failed = fault.get();
         if (failed == null) {
@@ -654,7 +671,9 @@ public final class AggregateDispatcher<M> implements RuntimeComponent, HandlerSu
             return conclude(lane, envelope, Immediate.run(immediate));
         }
         lane.handOver(); // the handler's end may continue the lane elsewhere: its count must be exact by then
-        HandlerSubscriber<M> subscriber = new HandlerSubscriber<>(lane, envelope, this);
+        HandlerSweep<M> timing = sweep;
+        HandlerSubscriber<M> subscriber =
+                new HandlerSubscriber<>(lane, envelope, this, timing == null ? 0L : timing.startTick());
         envelope.running = subscriber;
         if (!envelope.tryStart()) { // a force stop settled it meanwhile: it saw no handler to cancel, so none starts
             envelope.running = null;
@@ -691,6 +710,9 @@ public final class AggregateDispatcher<M> implements RuntimeComponent, HandlerSu
         if (error == null) {
             return acknowledge(envelope, envelope.exchange.setAside() ? Outcome.PARKED : Outcome.HANDLED, handlerNanos);
         }
+        if (error instanceof HandlerTimeoutException && state.get() != State.RUNNING) {
+            return giveBack(envelope, error);
+        }
         if (settings.retryPolicy().shouldRetry(envelope.attempts, error)) {
             retried.increment();
             recorder.outcome(Outcome.RETRIED, handlerNanos);
@@ -698,6 +720,62 @@ public final class AggregateDispatcher<M> implements RuntimeComponent, HandlerSu
             return Step.RETRY;
         }
         return park(envelope, error, handlerNanos);
+    }
+
+    /**
+     * A handler timed out while the dispatcher stops: no retry (it would hold the stop for another timeout); the
+     * exchange goes back to its source, as a force stop would hand it back.
+     */
+    private Step giveBack(Envelope<M> envelope, Throwable timeout) {
+        boolean settledHere = settleRejected(
+                envelope,
+                Outcome.CANCELLED,
+                new ExchangeRejectedException(
+                        Reason.STOPPING,
+                        this + " is stopping and gave up on " + describe(envelope.exchange)
+                                + " after its handler timed out (not retried while stopping)",
+                        timeout));
+        return settledHere ? Step.DONE : Step.STOPPED;
+    }
+
+    /** What the handler-timeout sweep reports: a WARN once per long attempt, and the timeout of a hung one. */
+    private final class Sweeper implements HandlerSweep.Target<M> {
+        private final HandlerTimeout limits;
+
+        Sweeper(HandlerTimeout limits) {
+            this.limits = limits;
+        }
+
+        @Override
+        public boolean sweeping() {
+            return state.get() != State.STOPPED;
+        }
+
+        @Override
+        public void warn(HandlerSubscriber<M> attempt, Duration ranFor) {
+            Envelope<M> envelope = attempt.envelope;
+            log.warn(
+                    "{} handler for {} has run for more than {} (attempt {}, handling {}); it times out at {}",
+                    AggregateDispatcher.this,
+                    describe(envelope.exchange),
+                    ranFor,
+                    envelope.attempts,
+                    envelope.exchange.message(),
+                    limits.timeout());
+        }
+
+        @Override
+        public void timeOut(HandlerSubscriber<M> attempt) {
+            if (!attempt.tryTimeOut()) {
+                return; // the handler ended first (or its owner is still subscribing): its end is reported as usual
+            }
+            runOnCleanup(attempt::cancel);
+            Envelope<M> envelope = attempt.envelope;
+            HandlerTimeoutException timeout =
+                    new HandlerTimeoutException(name, describe(envelope.exchange), limits.timeout(), envelope.attempts);
+            log.warn("{}: {}", AggregateDispatcher.this, timeout.getMessage());
+            handlerEnded(attempt.lane, envelope, timeout);
+        }
     }
 
     private void retryLater(Lane<M> lane, Envelope<M> envelope, Throwable error) {

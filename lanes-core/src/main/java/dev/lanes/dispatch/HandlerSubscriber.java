@@ -12,6 +12,9 @@ import reactor.core.CoreSubscriber;
  * #endedWhileSubscribing()} tells it), so a handler that completes at once continues the lane on the same thread without
  * a hand-off. A later end, on any thread, is reported to the {@link Completion}. One compare-and-set on each side
  * decides which of the two it is.
+ *
+ * <p>A {@link HandlerSweep} may {@linkplain #tryTimeOut() time out} an attempt the owner has left: the same
+ * compare-and-set decides between the timeout and the handler's own end, so exactly one of them is reported.
  */
 final class HandlerSubscriber<M> implements CoreSubscriber<Void> {
     @SuppressWarnings("rawtypes")
@@ -28,21 +31,36 @@ final class HandlerSubscriber<M> implements CoreSubscriber<Void> {
 
     final Lane<M> lane;
     final Envelope<M> envelope;
+    /** The {@link HandlerSweep}'s count when the attempt went asynchronous (0 when no sweep times it). */
+    final long startTick;
+    /** Whether the sweep warned about this attempt; the sweep's only. */
+    boolean warned;
+
     private final Completion<M> completion;
     private volatile @Nullable Subscription subscription;
     private volatile boolean cancelled;
     private volatile int phase;
     private @Nullable Throwable error;
 
-    HandlerSubscriber(Lane<M> lane, Envelope<M> envelope, Completion<M> completion) {
+    HandlerSubscriber(Lane<M> lane, Envelope<M> envelope, Completion<M> completion, long startTick) {
         this.lane = lane;
         this.envelope = envelope;
         this.completion = completion;
+        this.startTick = startTick;
     }
 
     /** Owner only, right after {@code subscribe} returned: true if the handler ended meanwhile (see {@link #error()}). */
     boolean endedWhileSubscribing() {
         return !PHASE.compareAndSet(this, SUBSCRIBING, WAITING);
+    }
+
+    /**
+     * The timeout's side of the race with the handler's end: true, for the one caller, if the handler had not ended and
+     * its owner had left it; from then on its end is ignored, and the caller reports the attempt instead. False while
+     * the owner is still inside {@code subscribe} (the owner's thread is held; a later sweep tries again).
+     */
+    boolean tryTimeOut() {
+        return PHASE.compareAndSet(this, WAITING, ENDED);
     }
 
     /** The handler's error, once it ended; null for success. */

@@ -1,7 +1,9 @@
 package dev.lanes.dispatch;
 
 import dev.lanes.internal.Require;
+import java.time.Duration;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How a dispatcher forms and bounds its lanes.
@@ -13,6 +15,8 @@ import java.util.Objects;
  * @param maxQueued admitted exchanges the whole dispatcher may hold; at this bound it stops requesting from its source
  * @param retryPolicy how a failing exchange is retried inside its lane before it is parked
  * @param overflow what a full lane does to more exchanges for it
+ * @param handlerTimeout when a running handler attempt is warned about and when it fails (see {@link HandlerTimeout});
+ *     null: never (a hung handler holds its lane until a force stop)
  */
 public record LaneSettings(
         LaneStrategy strategy,
@@ -20,7 +24,8 @@ public record LaneSettings(
         int maxQueuedPerLane,
         int maxQueued,
         RetryPolicy retryPolicy,
-        Overflow overflow) {
+        Overflow overflow,
+        @Nullable HandlerTimeout handlerTimeout) {
 
     /** What a lane at {@code maxQueuedPerLane} does with one more exchange. */
     public enum Overflow {
@@ -41,7 +46,7 @@ public record LaneSettings(
 
     /**
      * {@code HASHED}, {@link MessageParallelism#DEFAULT_PARALLELISM} groups, 1,024 per lane, 16,384 in all, default
-     * retries, {@code PAUSE} on a full lane.
+     * retries, {@code PAUSE} on a full lane, {@link HandlerTimeout#DEFAULT} (warning at 10 s, timeout at 30 s).
      */
     public static final LaneSettings DEFAULT = new LaneSettings(
             LaneStrategy.HASHED,
@@ -49,7 +54,8 @@ public record LaneSettings(
             1024,
             16_384,
             RetryPolicy.DEFAULT,
-            Overflow.PAUSE);
+            Overflow.PAUSE,
+            HandlerTimeout.DEFAULT);
 
     public LaneSettings {
         Objects.requireNonNull(strategy, "strategy");
@@ -65,22 +71,49 @@ public record LaneSettings(
     }
 
     public LaneSettings withStrategy(LaneStrategy strategy) {
-        return new LaneSettings(strategy, parallelism, maxQueuedPerLane, maxQueued, retryPolicy, overflow);
+        return new LaneSettings(
+                strategy, parallelism, maxQueuedPerLane, maxQueued, retryPolicy, overflow, handlerTimeout);
     }
 
     public LaneSettings withParallelism(int parallelism) {
-        return new LaneSettings(strategy, parallelism, maxQueuedPerLane, maxQueued, retryPolicy, overflow);
+        return new LaneSettings(
+                strategy, parallelism, maxQueuedPerLane, maxQueued, retryPolicy, overflow, handlerTimeout);
     }
 
     public LaneSettings withBounds(int maxQueuedPerLane, int maxQueued) {
-        return new LaneSettings(strategy, parallelism, maxQueuedPerLane, maxQueued, retryPolicy, overflow);
+        return new LaneSettings(
+                strategy, parallelism, maxQueuedPerLane, maxQueued, retryPolicy, overflow, handlerTimeout);
     }
 
     public LaneSettings withOverflow(Overflow overflow) {
-        return new LaneSettings(strategy, parallelism, maxQueuedPerLane, maxQueued, retryPolicy, overflow);
+        return new LaneSettings(
+                strategy, parallelism, maxQueuedPerLane, maxQueued, retryPolicy, overflow, handlerTimeout);
     }
 
     public LaneSettings withRetryPolicy(RetryPolicy retryPolicy) {
-        return new LaneSettings(strategy, parallelism, maxQueuedPerLane, maxQueued, retryPolicy, overflow);
+        return new LaneSettings(
+                strategy, parallelism, maxQueuedPerLane, maxQueued, retryPolicy, overflow, handlerTimeout);
+    }
+
+    /**
+     * Warns about a handler attempt once it has run {@code warningThreshold}, and fails it at {@code timeout}; see
+     * {@link HandlerTimeout}.
+     *
+     * @throws IllegalArgumentException naming the value if either is not positive, the warning comes after the timeout,
+     *     or the timeout exceeds {@link HandlerTimeout#MAX_TIMEOUT}
+     */
+    public LaneSettings withHandlerTimeout(Duration warningThreshold, Duration timeout) {
+        return withHandlerTimeout(new HandlerTimeout(warningThreshold, timeout));
+    }
+
+    public LaneSettings withHandlerTimeout(HandlerTimeout handlerTimeout) {
+        Objects.requireNonNull(handlerTimeout, "handlerTimeout");
+        return new LaneSettings(
+                strategy, parallelism, maxQueuedPerLane, maxQueued, retryPolicy, overflow, handlerTimeout);
+    }
+
+    /** Neither warns about nor times out a handler: one that never ends holds its lane until a force stop. */
+    public LaneSettings withoutHandlerTimeout() {
+        return new LaneSettings(strategy, parallelism, maxQueuedPerLane, maxQueued, retryPolicy, overflow, null);
     }
 }

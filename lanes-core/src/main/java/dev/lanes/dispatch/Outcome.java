@@ -13,7 +13,10 @@ public enum Outcome {
     PARKED,
     /** The exchange was handed back to its source without being handled (overload, admission closed, stop). */
     REJECTED,
-    /** The handler was cancelled by a force stop; the exchange was handed back to its source. */
+    /**
+     * The handler was cancelled by a force stop, or timed out while its dispatcher was stopping; the exchange was handed
+     * back to its source.
+     */
     CANCELLED;
 
     /** Lower-case name used as a tag value. */
