@@ -774,7 +774,41 @@ public final class AggregateDispatcher<M> implements RuntimeComponent, HandlerSu
             HandlerTimeoutException timeout =
                     new HandlerTimeoutException(name, describe(envelope.exchange), limits.timeout(), envelope.attempts);
             log.warn("{}: {}", AggregateDispatcher.this, timeout.getMessage());
-            handlerEnded(attempt.lane, envelope, timeout);
+            if (attempt.afterTimeout || state.get() != State.RUNNING) {
+                handlerEnded(attempt.lane, envelope, timeout); // while stopping: handed back, see conclude
+                return;
+            }
+            endAfterTimeout(attempt.lane, envelope, timeout);
+        }
+
+        /** Lets the handler say how the timed-out attempt ends ({@link ExchangeHandler#timedOut}), then settles it. */
+        private void endAfterTimeout(Lane<M> lane, Envelope<M> envelope, HandlerTimeoutException timeout) {
+            Mono<Void> answer;
+            try {
+                answer = Objects.requireNonNull(handler.timedOut(envelope.exchange, timeout), "timedOut returned null");
+            } catch (Throwable error) {
+                Exceptions.throwIfJvmFatal(error);
+                error.addSuppressed(timeout);
+                handlerEnded(lane, envelope, error);
+                return;
+            }
+            if (answer instanceof Callable<?> immediate) {
+                handlerEnded(lane, envelope, Immediate.run(immediate));
+                return;
+            }
+            HandlerSweep<M> timing = Objects.requireNonNull(sweep, "sweep");
+            HandlerSubscriber<M> subscriber =
+                    new HandlerSubscriber<>(lane, envelope, AggregateDispatcher.this, timing.startTick(), true);
+            envelope.running = subscriber;
+            if (state.get() == State.STOPPED) { // a force stop that read the cancelled subscriber cancels no other
+                envelope.running = null;
+                return;
+            }
+            answer.subscribe(subscriber);
+            if (subscriber.endedWhileSubscribing()) {
+                envelope.running = null;
+                handlerEnded(lane, envelope, subscriber.error());
+            }
         }
     }
 

@@ -15,4 +15,18 @@ import reactor.core.publisher.Mono;
 public interface ExchangeHandler<M> {
 
     Mono<Void> handle(MessageExchange<M> exchange);
+
+    /**
+     * How an attempt that ran past its lane's {@link HandlerTimeout#timeout()} ends: by default with {@code timeout}, as
+     * if the handler had signalled it (then retried or parked by the lane). A handler that keeps its own account of
+     * failed attempts (the event side's dead-letter sequencer) overrides it to treat the timeout as it treats any error.
+     *
+     * <p>Called once per timed-out attempt, on the dispatcher's timeout sweep, after the hung handler's subscription was
+     * cancelled and only while the dispatcher runs (while it stops, a timed-out exchange goes back to its source). The
+     * returned {@code Mono} is subscribed at once as the attempt's end; it is timed too, and if it also runs past the
+     * timeout the attempt fails with the timeout.
+     */
+    default Mono<Void> timedOut(MessageExchange<M> exchange, HandlerTimeoutException timeout) {
+        return Mono.error(timeout);
+    }
 }

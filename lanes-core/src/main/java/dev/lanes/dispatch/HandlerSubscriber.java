@@ -33,6 +33,8 @@ final class HandlerSubscriber<M> implements CoreSubscriber<Void> {
     final Envelope<M> envelope;
     /** The {@link HandlerSweep}'s count when the attempt went asynchronous (0 when no sweep times it). */
     final long startTick;
+    /** Whether this subscribes to the handler's {@link ExchangeHandler#timedOut} answer: its own timeout is final. */
+    final boolean afterTimeout;
     /** Whether the sweep warned about this attempt; the sweep's only. */
     boolean warned;
 
@@ -43,10 +45,17 @@ final class HandlerSubscriber<M> implements CoreSubscriber<Void> {
     private @Nullable Throwable error;
 
     HandlerSubscriber(Lane<M> lane, Envelope<M> envelope, Completion<M> completion, long startTick) {
+        this(lane, envelope, completion, startTick, false);
+    }
+
+    HandlerSubscriber(
+            Lane<M> lane, Envelope<M> envelope, Completion<M> completion, long startTick, boolean afterTimeout) {
         this.lane = lane;
         this.envelope = envelope;
         this.completion = completion;
         this.startTick = startTick;
+        this.afterTimeout = afterTimeout;
+        this.warned = afterTimeout; // warned about already, as the attempt that timed out
     }
 
     /** Owner only, right after {@code subscribe} returned: true if the handler ended meanwhile (see {@link #error()}). */

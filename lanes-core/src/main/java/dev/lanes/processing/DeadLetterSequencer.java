@@ -1,6 +1,7 @@
 package dev.lanes.processing;
 
 import dev.lanes.api.AggregateId;
+import dev.lanes.dispatch.HandlerTimeoutException;
 import dev.lanes.dispatch.RetryPolicy;
 import dev.lanes.internal.Immediate;
 import dev.lanes.messaging.DomainEventStream;
@@ -96,6 +97,14 @@ final class DeadLetterSequencer {
             return failed == null ? Mono.empty() : failedAttempt(exchange, stream, attempt, failed);
         }
         return delivering.onErrorResume(error -> failedAttempt(exchange, stream, attempt, error));
+    }
+
+    /**
+     * An attempt the lane gave up on at its handler timeout (its delivery was cancelled): retried or parked as a failed
+     * delivery is, so a stream whose every attempt hangs becomes the head of a sequence too.
+     */
+    Mono<Void> timedOut(AttemptedStream exchange, HandlerTimeoutException timeout) {
+        return failedAttempt(exchange, exchange.stream(), timeout.attempt(), timeout);
     }
 
     /** Left to the lane to retry, or parked when the retries are spent. */

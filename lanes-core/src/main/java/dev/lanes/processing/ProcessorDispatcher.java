@@ -6,6 +6,8 @@ import dev.lanes.command.ProjectionListener;
 import dev.lanes.command.StageNotReachedException.Reason;
 import dev.lanes.dispatch.AggregateDispatcher;
 import dev.lanes.dispatch.DispatcherMetrics;
+import dev.lanes.dispatch.ExchangeHandler;
+import dev.lanes.dispatch.HandlerTimeoutException;
 import dev.lanes.dispatch.LaneSettings;
 import dev.lanes.dispatch.MessageExchange;
 import dev.lanes.dispatch.ParkingLot;
@@ -86,7 +88,7 @@ final class ProcessorDispatcher implements GroupedComponent {
         this.dispatchers = processor.aggregateTypes().stream()
                 .map(type -> AggregateDispatcher.<Object>builder(processor.name(), type)
                         .source(source(eventBus, type, replies, operations))
-                        .handler(this::dispatch)
+                        .handler(new Handler())
                         .schedulers(borrowed)
                         .settings(settings)
                         .parkingLot(reportingParkingLot)
@@ -162,6 +164,21 @@ final class ProcessorDispatcher implements GroupedComponent {
             return sequencer.run(operation);
         }
         return deliver(exchange.message());
+    }
+
+    /** Dispatches each exchange; a stream whose attempt timed out goes through the sequencer like a failed one. */
+    private final class Handler implements ExchangeHandler<Object> {
+        @Override
+        public Mono<Void> handle(MessageExchange<Object> exchange) {
+            return dispatch(exchange);
+        }
+
+        @Override
+        public Mono<Void> timedOut(MessageExchange<Object> exchange, HandlerTimeoutException timeout) {
+            return exchange instanceof AttemptedStream stream
+                    ? sequencer.timedOut(stream, timeout)
+                    : Mono.error(timeout);
+        }
     }
 
     /** A parked stream will not be projected (yet): its senders' {@code PROJECTED} waits end with why. */

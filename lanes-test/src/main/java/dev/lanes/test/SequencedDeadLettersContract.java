@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lanes.api.AggregateId;
 import dev.lanes.api.NamedAggregate;
+import dev.lanes.dispatch.HandlerTimeout;
 import dev.lanes.dispatch.LaneSettings;
 import dev.lanes.dispatch.RetryPolicy;
 import dev.lanes.event.DomainEventBus;
@@ -21,6 +22,7 @@ import dev.lanes.processing.EventProcessor;
 import dev.lanes.processing.ProcessorKind;
 import dev.lanes.processing.RetryOutcome;
 import dev.lanes.test.logging.LogCapture;
+import dev.lanes.test.logging.LogLine;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -35,6 +37,7 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.event.Level;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Schedulers;
@@ -63,10 +66,19 @@ public abstract class SequencedDeadLettersContract {
         started.forEach(side -> side.stopGracefully().block(TIMEOUT));
         afterStopped();
         assertThat(logs.lines())
+                .filteredOn(line -> !isHandlerTimeoutWarning(line))
                 .allSatisfy(line -> assertThat(line.level() + " " + line.logger())
                         .as(line.message())
                         .isEqualTo("WARN dev.lanes.processing.DeadLetterSequencer"));
     }
+    /** The lane engine's warnings about a hung handler, which a timeout test provokes on purpose. */
+    private static boolean isHandlerTimeoutWarning(LogLine line) {
+        return line.level() == Level.WARN
+                && line.logger().equals("dev.lanes.dispatch.AggregateDispatcher")
+                && (line.message().contains("did not end within its timeout")
+                        || line.message().contains("has run for more than"));
+    }
+
     /** How long any wait of these tests may take. */
     protected static final Duration TIMEOUT = Duration.ofSeconds(10);
 
@@ -292,6 +304,25 @@ public abstract class SequencedDeadLettersContract {
     }
 
     @Test
+    void aStreamWhoseHandlerHangsPastItsTimeoutOnEveryAttemptBecomesTheHeadOfASequence() {
+        AggregateId id = fresh("hung");
+        hold(id, 2, Mono.never());
+        CompositeEventDispatcher side =
+                start(createQueue(), new HandlerTimeout(Duration.ofMillis(100), Duration.ofMillis(200)));
+
+        publish(id, 1, 2, 3);
+
+        List<DeadLetter> letters = awaitParked(side.deadLetters(), id, 2);
+        assertThat(letters).extracting(letter -> letter.stream().version()).containsExactly(2, 3);
+        assertThat(letters.get(0).attempts()).isEqualTo(2);
+        assertThat(letters.get(0).reason())
+                .isEqualTo("dev.lanes.dispatch.HandlerTimeoutException: " + POISONED + " handler for " + id
+                        + " did not end within its timeout of PT0.2S (attempt 2); it was cancelled");
+        journal.awaitHandled(HEALTHY, id, 3);
+        assertThat(journal.handled(POISONED, id)).containsExactly(1);
+    }
+
+    @Test
     void retryAndSkipNameWhatTheyCannotFind() {
         CompositeEventDispatcher side = start(createQueue());
         AggregateId id = fresh("unknown");
@@ -311,12 +342,18 @@ public abstract class SequencedDeadLettersContract {
 
     /** For restart tests: a new event side over a queue that must still hold what an earlier one parked. */
     protected final CompositeEventDispatcher start(DeadLetterQueue queue) {
+        return start(queue, HandlerTimeout.DEFAULT);
+    }
+
+    private CompositeEventDispatcher start(DeadLetterQueue queue, HandlerTimeout handlerTimeout) {
         bus = DomainEventBuses.inMemory();
         CompositeEventDispatcher side = CompositeEventDispatcher.builder("DeadLetterSide", bus)
                 .processor(processor(POISONED, true))
                 .processor(processor(HEALTHY, false))
-                .settings(LaneSettings.DEFAULT.withRetryPolicy(
-                        RetryPolicy.DEFAULT.withMaxRetries(1).withBackoff(Duration.ZERO, Duration.ZERO)))
+                .settings(LaneSettings.DEFAULT
+                        .withRetryPolicy(
+                                RetryPolicy.DEFAULT.withMaxRetries(1).withBackoff(Duration.ZERO, Duration.ZERO))
+                        .withHandlerTimeout(handlerTimeout))
                 .deadLetterQueue(queue)
                 .retryRequestPolling(Duration.ofMillis(50), Schedulers.parallel())
                 .schedulerParallelism(2)
