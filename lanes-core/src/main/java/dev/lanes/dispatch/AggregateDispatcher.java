@@ -300,7 +300,9 @@ public final class AggregateDispatcher<M> implements RuntimeComponent, HandlerSu
 
     /**
      * Quiesces on subscription, then completes when every admitted exchange has been settled, in lane order and without
-     * cancelling a handler. Errors with the first infrastructure fault, if one occurred. The same instance every call.
+     * cancelling a handler before its {@linkplain LaneSettings#handlerTimeout() timeout} (one that runs past it is
+     * cancelled and its exchange handed back to its source, not retried). Errors with the first infrastructure fault, if
+     * one occurred. The same instance every call.
      */
     @Override
     public Mono<Void> stopGracefully() {
