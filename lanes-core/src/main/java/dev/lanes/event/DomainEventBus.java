@@ -48,4 +48,18 @@ public interface DomainEventBus {
      * <p>A bus whose work never moves between instances never runs it (the default, and the in-memory bus).
      */
     default void onAssignment(Runnable beforeDelivery) {}
+
+    /**
+     * Registers {@code claims} to take ownership of each unit of work {@code consumerGroup}'s member on this instance
+     * is assigned (Kafka: each partition), on its consumer thread, before the {@link #onAssignment} hooks run and
+     * before any of the unit's work is handed out; the {@link OwnershipFence} it returns travels with every message of
+     * that assignment ({@link OwnershipFence#of}), so that a write a store fences with it is refused once another
+     * instance claimed the unit. One that throws holds the unit as a failing {@link #onAssignment} hook does, and is
+     * run again until it passes. One per consumer group: a later registration replaces it. Register it before the bus
+     * starts.
+     *
+     * <p>A bus whose work never moves between instances never runs it, and its messages carry {@link
+     * OwnershipFence#NONE} (the default, and the in-memory bus).
+     */
+    default void claimAssignments(String consumerGroup, OwnershipClaims claims) {}
 }

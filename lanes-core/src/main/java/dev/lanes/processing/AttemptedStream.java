@@ -2,7 +2,10 @@ package dev.lanes.processing;
 
 import dev.lanes.api.AggregateId;
 import dev.lanes.dispatch.MessageExchange;
+import dev.lanes.event.OwnershipFence;
+import dev.lanes.event.OwnershipLostException;
 import dev.lanes.messaging.DomainEventStream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A stream from the bus, counting the attempts its lane makes, so the last one can park it as a dead letter before the
@@ -11,12 +14,31 @@ import dev.lanes.messaging.DomainEventStream;
  */
 final class AttemptedStream implements MessageExchange<Object> {
     private final MessageExchange<DomainEventStream> delivered;
+    private final OwnershipFence fence;
     private int attempts;
     /** Written by the lane's handler before its {@code Mono} completes, read by the dispatcher after. */
     private volatile boolean setAside;
+    /** As {@link #setAside}: the queue refused to park the stream because another instance owns its partition now. */
+    private volatile @Nullable OwnershipLostException ownershipLost;
 
     AttemptedStream(MessageExchange<DomainEventStream> delivered) {
         this.delivered = delivered;
+        this.fence = OwnershipFence.of(delivered);
+    }
+
+    /** What this instance holds for the stream's partition; every parking of the stream carries it. */
+    OwnershipFence fence() {
+        return fence;
+    }
+
+    /**
+     * The stream was neither handled nor parked: another instance owns its partition now and reads it again. The
+     * dispatcher counts it as set aside, and its acknowledgement hands it back to its source instead, so this instance
+     * never acknowledges (commits) it.
+     */
+    void ownershipLost(OwnershipLostException lost) {
+        ownershipLost = lost;
+        setAside = true;
     }
 
     DomainEventStream stream() {
@@ -50,7 +72,12 @@ final class AttemptedStream implements MessageExchange<Object> {
 
     @Override
     public void acknowledge() {
-        delivered.acknowledge();
+        OwnershipLostException lost = ownershipLost;
+        if (lost == null) {
+            delivered.acknowledge();
+        } else {
+            delivered.reject(lost);
+        }
     }
 
     @Override

@@ -44,7 +44,9 @@ import reactor.core.scheduler.Schedulers;
  *
  * <p>Dead letters: building registers the dead-letter queue's {@link DeadLetterQueue#reload} with the bus ({@link
  * DomainEventBus#onAssignment}), so an instance that takes over aggregates from another one knows which of their
- * sequences that one parked before it hands out their streams.
+ * sequences that one parked before it hands out their streams; and, for each processor, the queue's {@link
+ * DeadLetterQueue#claim} ({@link DomainEventBus#claimAssignments}), which runs before that reload, so that the instance
+ * that held the work before can no longer park for it once this one took it.
  */
 public final class CompositeEventDispatcher implements GroupedComponent {
     /** How often retries requested from outside are taken from the dead-letter queue, unless set: 5 seconds. */
@@ -73,6 +75,7 @@ public final class CompositeEventDispatcher implements GroupedComponent {
         this.children = new ArrayList<>();
         for (EventProcessor processor : builder.processors) {
             processors.put(processor.name(), processor);
+            builder.eventBus.claimAssignments(processor.name(), deadLetterQueue::claim);
             children.add(new ProcessorDispatcher(
                     processor,
                     builder.eventBus,

@@ -1,6 +1,8 @@
 package dev.lanes.processing;
 
 import dev.lanes.api.AggregateId;
+import dev.lanes.event.OwnershipFence;
+import dev.lanes.event.OwnershipLostException;
 import dev.lanes.messaging.DomainEventStream;
 import java.util.List;
 import java.util.Set;
@@ -40,6 +42,42 @@ public interface DeadLetterQueue {
      * nothing, if it does not (then the processor handles the stream).
      */
     Mono<DeadLetter> enqueueIfPresent(String processor, DomainEventStream stream, String reason);
+
+    /**
+     * As {@link #enqueue(String, DomainEventStream, String, int)}, for a stream from a partition this instance was
+     * assigned with {@code fence}: a queue shared by instances stores it only while {@code fence} is still the
+     * partition's epoch, checked in the same transaction as the write, and otherwise fails with {@link
+     * OwnershipLostException}, storing nothing. The event side passes the fence of the stream's exchange ({@link
+     * OwnershipFence#of}); {@link OwnershipFence#NONE} is not checked. By default the fence is not checked (a queue
+     * that is not shared).
+     */
+    default Mono<DeadLetter> enqueue(
+            String processor, DomainEventStream stream, String reason, int attempts, OwnershipFence fence) {
+        return enqueue(processor, stream, reason, attempts);
+    }
+
+    /**
+     * As {@link #enqueueIfPresent(String, DomainEventStream, String)}, fenced as {@link #enqueue(String,
+     * DomainEventStream, String, int, OwnershipFence)}: a stale fence fails with {@link OwnershipLostException} whether
+     * or not the sequence exists.
+     */
+    default Mono<DeadLetter> enqueueIfPresent(
+            String processor, DomainEventStream stream, String reason, OwnershipFence fence) {
+        return enqueueIfPresent(processor, stream, reason);
+    }
+
+    /**
+     * Takes the next ownership epoch of a partition for {@code owner}, as an {@link dev.lanes.event.OwnershipClaims}
+     * that the event side registers with its bus for each processor ({@code group} is the processor's consumer group on
+     * the bus); the fenced {@code enqueue} operations refuse the epochs taken before it from then on. Blocking: on the
+     * bus's consumer thread, before {@link #reload()}. A queue that is not shared with other processes returns {@link
+     * OwnershipFence#NONE} (the default).
+     *
+     * @throws RuntimeException the queue's usual failure when it cannot write to its store
+     */
+    default OwnershipFence claim(String owner, String group, String topic, int partition) {
+        return OwnershipFence.NONE;
+    }
 
     /** Every sequence, ordered by processor, then aggregate. */
     Mono<List<DeadLetterSequence>> sequences();

@@ -3,6 +3,7 @@ package dev.lanes.processing;
 import dev.lanes.api.AggregateId;
 import dev.lanes.dispatch.HandlerTimeoutException;
 import dev.lanes.dispatch.RetryPolicy;
+import dev.lanes.event.OwnershipLostException;
 import dev.lanes.internal.Immediate;
 import dev.lanes.messaging.DomainEventStream;
 import java.time.Clock;
@@ -80,12 +81,15 @@ final class DeadLetterSequencer {
         if (!queue.isParked(processor, stream.aggregateId())) {
             return attempt(exchange, stream);
         }
-        return storing.store(stream, queue.enqueueIfPresent(processor, stream, BEHIND_HEAD))
+        return storing.store(stream, queue.enqueueIfPresent(processor, stream, BEHIND_HEAD, exchange.fence()))
                 .doOnNext(letter -> {
                     exchange.markSetAside();
                     parkedBehind(letter);
                 })
                 .hasElement()
+                .onErrorResume(
+                        OwnershipLostException.class,
+                        lost -> handBack(exchange, lost).thenReturn(true))
                 .flatMap(behind -> behind ? Mono.<Void>empty() : attempt(exchange, stream));
     }
 
@@ -111,11 +115,12 @@ final class DeadLetterSequencer {
     private Mono<Void> failedAttempt(AttemptedStream exchange, DomainEventStream stream, int attempt, Throwable error) {
         return retryPolicy.shouldRetry(attempt, error)
                 ? Mono.error(error)
-                : park(stream, error, attempt).doOnSuccess(parked -> exchange.markSetAside());
+                : park(exchange, stream, error, attempt).doOnSuccess(parked -> exchange.markSetAside());
     }
 
-    private Mono<Void> park(DomainEventStream stream, Throwable error, int attempts) {
-        return storing.store(stream, queue.enqueue(processor, stream, DeadLetter.reasonOf(error), attempts))
+    private Mono<Void> park(AttemptedStream exchange, DomainEventStream stream, Throwable error, int attempts) {
+        return storing.store(
+                stream, queue.enqueue(processor, stream, DeadLetter.reasonOf(error), attempts, exchange.fence()))
                 .doOnNext(letter -> {
                     log.warn(
                             "Parked a message for {} from {} after {} attempt(s): {}",
@@ -125,11 +130,26 @@ final class DeadLetterSequencer {
                             letter.reason());
                     parked.accept(stream, error);
                 })
+                .then()
+                .onErrorResume(OwnershipLostException.class, lost -> {
+                    lost.addSuppressed(error);
+                    return handBack(exchange, lost);
+                })
                 .onErrorMap(failure -> {
                     failure.addSuppressed(error);
                     return failure;
-                })
-                .then();
+                });
+    }
+
+    /**
+     * The queue refused to park the stream: another instance took its partition over since this instance was handed
+     * the stream, and reads it again from the last commit. It goes back to its source unacknowledged, neither handled
+     * nor parked here; nothing else of its sequence changes on this instance.
+     */
+    private Mono<Void> handBack(AttemptedStream exchange, OwnershipLostException lost) {
+        log.warn("{} handed {} back to its source unacknowledged: {}", processor, exchange, lost.getMessage());
+        exchange.ownershipLost(lost);
+        return Mono.empty();
     }
 
     private void parkedBehind(DeadLetter letter) {

@@ -48,7 +48,8 @@ public final class Migrations {
             new Migration(1, "event_store", "V1__event_store.sql"),
             new Migration(2, "global_position", "V2__global_position.sql"),
             new Migration(3, "tracking_checkpoints", "V3__tracking_checkpoints.sql"),
-            new Migration(4, "dead_letters", "V4__dead_letters.sql"));
+            new Migration(4, "dead_letters", "V4__dead_letters.sql"),
+            new Migration(5, "partition_owners", "V5__partition_owners.sql"));
 
     private Migrations() {}
 

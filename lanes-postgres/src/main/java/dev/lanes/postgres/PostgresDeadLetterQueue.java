@@ -2,6 +2,8 @@ package dev.lanes.postgres;
 
 import dev.lanes.api.AggregateId;
 import dev.lanes.api.NamedAggregate;
+import dev.lanes.event.OwnershipFence;
+import dev.lanes.event.OwnershipLostException;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.processing.DeadLetter;
 import dev.lanes.processing.DeadLetterQueue;
@@ -100,6 +102,33 @@ public final class PostgresDeadLetterQueue implements DeadLetterQueue, AutoClose
 
     private static final String DISCARD = "DELETE FROM lanes_dead_letters WHERE processor = ?";
 
+    /**
+     * Takes the next epoch of a partition: one statement, so two instances assigned the same partition one after the
+     * other get two epochs, the later one higher (the conflicting row is locked by the update).
+     */
+    private static final String CLAIM = "INSERT INTO lanes_partition_owners"
+            + " (consumer_group, topic, partition_index, epoch, owner, claimed_at) VALUES (?, ?, ?, 1, ?, ?)"
+            + " ON CONFLICT (consumer_group, topic, partition_index) DO UPDATE"
+            + " SET epoch = lanes_partition_owners.epoch + 1, owner = EXCLUDED.owner, claimed_at = EXCLUDED.claimed_at"
+            + " RETURNING epoch";
+    /**
+     * The fence of a parking, the first statement of its transaction; the insert follows in the same transaction only
+     * if the epoch read is the one the parking carries, and the commit ends both. Why an instance that lost the
+     * partition then stores nothing that the new owner's reload misses, under READ COMMITTED: the new owner's {@link
+     * #CLAIM} updates this row (a row lock that conflicts with {@code FOR SHARE}), commits, and only then does the new
+     * owner reload the parked sequences, in a later statement with a later snapshot. Either the parking's {@code FOR
+     * SHARE} lock comes first: the claim's update waits for it until the parking's transaction ended, so a row it
+     * inserted is committed before the claim, and the reload sees it. Or the claim's update comes first: the lock
+     * waits until the claim's transaction ended; READ COMMITTED then does not answer from the statement's snapshot but
+     * locks and returns the row's newest committed version (the update chain is followed), whose epoch is the claim's,
+     * so the parking fails and inserts nothing; a claim that rolled back leaves the old epoch, and the parking goes
+     * on. A claim committed before the lock was asked for is in the statement's snapshot anyway. A plain read without
+     * the lock would be answered from the snapshot, while the claim's update is uncommitted, and let the insert
+     * commit after the reload.
+     */
+    private static final String FENCE = "SELECT epoch, owner FROM lanes_partition_owners"
+            + " WHERE consumer_group = ? AND topic = ? AND partition_index = ? FOR SHARE";
+
     private final Jdbc jdbc;
     private final StreamCodec codec;
     private final Clock clock;
@@ -194,17 +223,128 @@ public final class PostgresDeadLetterQueue implements DeadLetterQueue, AutoClose
 
     @Override
     public Mono<DeadLetter> enqueue(String processor, DomainEventStream stream, String reason, int attempts) {
-        return insert(processor, stream, reason, attempts, false);
+        return enqueue(processor, stream, reason, attempts, OwnershipFence.NONE);
     }
 
     @Override
     public Mono<DeadLetter> enqueueIfPresent(String processor, DomainEventStream stream, String reason) {
-        return insert(processor, stream, reason, 0, true)
+        return enqueueIfPresent(processor, stream, reason, OwnershipFence.NONE);
+    }
+
+    /**
+     * Parks the stream if {@code fence} is {@link OwnershipFence#NONE} or still the epoch of its partition (see {@link
+     * #claim}); otherwise fails with {@link OwnershipLostException}, naming the processor, the partition and both
+     * epochs, and stores nothing.
+     */
+    @Override
+    public Mono<DeadLetter> enqueue(
+            String processor, DomainEventStream stream, String reason, int attempts, OwnershipFence fence) {
+        return insert(processor, stream, reason, attempts, false, fence);
+    }
+
+    /** As {@link #enqueue(String, DomainEventStream, String, int, OwnershipFence)}, only behind an existing head. */
+    @Override
+    public Mono<DeadLetter> enqueueIfPresent(
+            String processor, DomainEventStream stream, String reason, OwnershipFence fence) {
+        return insert(processor, stream, reason, 0, true, fence)
                 .switchIfEmpty(Mono.fromRunnable(() -> parked.remove(new Sequence(processor, stream.aggregateId()))));
     }
 
+    /**
+     * Takes the next epoch of the partition in {@code lanes_partition_owners} (schema version 5) for {@code owner}:
+     * from the moment it is committed, which is before this returns, every parking fenced with an earlier epoch of the
+     * partition fails, on every instance, and every such parking that was stored is committed (see {@link #FENCE}), so
+     * a {@link #reload} after this sees it. Blocking, on the calling thread: the event bus's consumer thread as it is
+     * assigned the partition, before it reloads.
+     *
+     * @throws PostgresUnavailableException if the server cannot be reached
+     * @throws PostgresStoreException for another SQL error
+     * @throws IllegalStateException if the queue is closed
+     */
+    @Override
+    public OwnershipFence claim(String owner, String group, String topic, int partition) {
+        requireNotBlank(owner, "owner");
+        OwnershipFence.Epoch first = new OwnershipFence.Epoch(group, topic, partition, 1); // checks the arguments
+        requireOpen();
+        OffsetDateTime now = utc(clock.instant());
+        long epoch = jdbc.execute("claiming " + first.partitionName() + " for " + owner, connection -> {
+            try (PreparedStatement claim = connection.prepareStatement(CLAIM)) {
+                claim.setString(1, group);
+                claim.setString(2, topic);
+                claim.setInt(3, partition);
+                claim.setString(4, owner);
+                claim.setObject(5, now);
+                try (ResultSet rows = claim.executeQuery()) {
+                    rows.next();
+                    return rows.getLong(1);
+                }
+            }
+        });
+        return new OwnershipFence.Epoch(group, topic, partition, epoch);
+    }
+
+    /** {@code work} alone if there is no fence; else in one transaction after the fence ({@link #FENCE}) passed. */
+    private <T> Jdbc.Work<T> fenced(
+            OwnershipFence fence, String processor, DomainEventStream stream, Jdbc.Work<T> work) {
+        if (!(fence instanceof OwnershipFence.Epoch held)) {
+            return work;
+        }
+        return connection -> inTransaction(connection, inside -> {
+            checkOwnership(inside, held, processor, stream);
+            return work.run(inside);
+        });
+    }
+
+    private void checkOwnership(
+            Connection connection, OwnershipFence.Epoch held, String processor, DomainEventStream stream)
+            throws SQLException {
+        try (PreparedStatement query = connection.prepareStatement(FENCE)) {
+            query.setString(1, held.group());
+            query.setString(2, held.topic());
+            query.setInt(3, held.partition());
+            try (ResultSet rows = query.executeQuery()) {
+                long current = rows.next() ? rows.getLong(1) : 0;
+                if (current != held.epoch()) {
+                    String owner = current == 0 ? "nobody" : rows.getString(2);
+                    throw OwnershipLostException.refused(
+                            "PostgresDeadLetterQueue[" + jdbc.server() + "]",
+                            "parking " + stream,
+                            processor,
+                            held,
+                            current,
+                            owner);
+                }
+            }
+        }
+    }
+
+    /** Runs {@code work} in one transaction on {@code connection}: committed if it returns, else rolled back. */
+    private static <T> T inTransaction(Connection connection, Jdbc.Work<T> work) throws SQLException {
+        boolean autoCommit = connection.getAutoCommit();
+        connection.setAutoCommit(false);
+        try {
+            T result = work.run(connection);
+            connection.commit();
+            return result;
+        } catch (SQLException | RuntimeException e) {
+            try {
+                connection.rollback();
+            } catch (SQLException rollback) {
+                e.addSuppressed(rollback);
+            }
+            throw e;
+        } finally {
+            connection.setAutoCommit(autoCommit);
+        }
+    }
+
     private Mono<DeadLetter> insert(
-            String processor, DomainEventStream stream, String reason, int attempts, boolean ifPresent) {
+            String processor,
+            DomainEventStream stream,
+            String reason,
+            int attempts,
+            boolean ifPresent,
+            OwnershipFence fence) {
         return Mono.defer(() -> {
             requireProcessor(processor);
             requireOpen();
@@ -212,7 +352,7 @@ public final class PostgresDeadLetterQueue implements DeadLetterQueue, AutoClose
             String events = codec.encodeEvents(stream.events());
             Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
             Sequence sequence = new Sequence(processor, stream.aggregateId());
-            return jdbc.call("parking " + stream + " for " + processor, connection -> {
+            return jdbc.call("parking " + stream + " for " + processor, fenced(fence, processor, stream, connection -> {
                         try (PreparedStatement insert = connection.prepareStatement(
                                 INSERT + (ifPresent ? IF_PRESENT : " RETURNING sequence_index"))) {
                             int i = bindSequence(insert, 1, sequence);
@@ -234,7 +374,7 @@ public final class PostgresDeadLetterQueue implements DeadLetterQueue, AutoClose
                                 return rows.next() ? Optional.of(rows.getLong(1)) : Optional.<Long>empty();
                             }
                         }
-                    })
+                    }))
                     .flatMap(Mono::justOrEmpty)
                     .map(index -> {
                         parked.add(sequence);
@@ -413,6 +553,12 @@ public final class PostgresDeadLetterQueue implements DeadLetterQueue, AutoClose
 
     private static OffsetDateTime utc(Instant instant) {
         return OffsetDateTime.ofInstant(instant.truncatedTo(ChronoUnit.MICROS), ZoneOffset.UTC);
+    }
+
+    private static void requireNotBlank(String value, String name) {
+        if (value.isBlank()) {
+            throw new IllegalArgumentException(name + " must not be blank: '" + value + "'");
+        }
     }
 
     private static String requireProcessor(String processor) {

@@ -64,6 +64,7 @@ class MigrationsTest {
                             "lanes_dead_letter_retries",
                             "lanes_dead_letters",
                             "lanes_event_streams",
+                            "lanes_partition_owners",
                             "lanes_schema_version",
                             "lanes_snapshots",
                             "lanes_tracking_checkpoints");
