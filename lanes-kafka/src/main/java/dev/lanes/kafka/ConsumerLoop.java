@@ -3,6 +3,8 @@ package dev.lanes.kafka;
 import dev.lanes.api.MaterializedNamedAggregate;
 import dev.lanes.dispatch.ExchangeRejectedException;
 import dev.lanes.dispatch.MessageExchange;
+import dev.lanes.event.OwnershipFence;
+import dev.lanes.event.OwnershipLostException;
 import dev.lanes.flow.IntakeGate;
 import dev.lanes.lifecycle.RuntimeContext;
 import java.nio.charset.StandardCharsets;
@@ -60,6 +62,13 @@ import reactor.core.publisher.Sinks;
  * {@link #HOOKS_RETRY_FIRST} doubling to {@link #HOOKS_RETRY_MAX}, until they all ran (each failure is logged at WARN);
  * the consumer's other partitions go on. A hook that must not hold its partitions must not throw.
  *
+ * <p><b>Ownership</b>: before those hooks, each assigned partition is claimed ({@code claims}: the event bus takes a new
+ * ownership epoch for it in the dead-letter queue), and every record handed out carries what the claim returned. A
+ * claim that throws holds its partition as a failing hook does, and runs again with the hooks. A record handed back
+ * because another instance claimed its partition since ({@link OwnershipLostException}: the partition was lost while
+ * the record was in a lane) halts the partition without reading it again: this member no longer owns it, and Kafka
+ * takes it back at the next poll (its offset commits for it are refused by the broker: see docs/kafka.md).
+ *
  * <p><b>Rejection</b> (a lane handed a record back): the partition stops at it; once nothing of it is in flight it is
  * read again from there, unless the consumer is stopping (then the commit stays below it, for the next owner).
  *
@@ -79,6 +88,7 @@ final class ConsumerLoop<M> implements Runnable {
     private final MessageReader<M> reader;
     private final RecordParkingLot parkingLot;
     private final List<Runnable> beforeDelivery;
+    private final Function<TopicPartition, OwnershipFence> claims;
     private final Map<MaterializedNamedAggregate, RecordRoute<M>> routes = new ConcurrentHashMap<>();
     private final LinkedBlockingQueue<Runnable> tasks = new LinkedBlockingQueue<>();
     private final Map<TopicPartition, PartitionState> partitions = new LinkedHashMap<>();
@@ -109,7 +119,8 @@ final class ConsumerLoop<M> implements Runnable {
             KafkaOptions options,
             MessageReader<M> reader,
             RecordParkingLot parkingLot,
-            List<Runnable> beforeDelivery) {
+            List<Runnable> beforeDelivery,
+            Function<TopicPartition, OwnershipFence> claims) {
         this.name = name;
         this.group = group;
         this.topicOf = topicOf;
@@ -117,6 +128,7 @@ final class ConsumerLoop<M> implements Runnable {
         this.reader = reader;
         this.parkingLot = parkingLot;
         this.beforeDelivery = beforeDelivery;
+        this.claims = claims;
     }
 
     // ---------------------------------------------------------------- any thread
@@ -210,6 +222,10 @@ final class ConsumerLoop<M> implements Runnable {
                 return;
             }
             partition.halted = true;
+            if (reason instanceof OwnershipLostException lost) {
+                ownershipLost(partition, lost);
+                return;
+            }
             boolean stop = reason instanceof ExchangeRejectedException rejected
                     && switch (rejected.reason()) {
                         case STOPPING, ADMISSION_CLOSED, FORCED -> true;
@@ -229,6 +245,20 @@ final class ConsumerLoop<M> implements Runnable {
     }
 
     // ---------------------------------------------------------------- the consumer thread
+
+    /** A lane could not park a record: another instance claimed its partition. Logged once per assignment. */
+    private void ownershipLost(PartitionState partition, OwnershipLostException lost) {
+        if (!partition.ownershipLost) {
+            partition.ownershipLost = true;
+            log.warn(
+                    "{}: {} belongs to another instance now; nothing more of it is handed out here, and its record"
+                            + " at {} and after go to the new owner: {}",
+                    name,
+                    partition.partition,
+                    partition.offsets.committable(),
+                    lost.getMessage());
+        }
+    }
 
     @Override
     public void run() {
@@ -357,6 +387,7 @@ final class ConsumerLoop<M> implements Runnable {
                 partition,
                 record.offset(),
                 record.offset() < partition.redeliveryBelow,
+                Objects.requireNonNull(partition.fence, "fence"), // handed out only once claimed
                 this));
         return true;
     }
@@ -430,8 +461,14 @@ final class ConsumerLoop<M> implements Runnable {
         hooksBackoff = HOOKS_RETRY_FIRST;
     }
 
-    /** Runs every hook in order; {@code false}, after logging it, at the first that throws. */
+    /**
+     * Claims every partition not claimed yet, then runs every hook in order; {@code false}, after logging it, at the
+     * first that throws.
+     */
     private boolean runHooks(Collection<TopicPartition> assigned) {
+        if (!claimUnclaimed(assigned)) {
+            return false;
+        }
         for (Runnable hook : beforeDelivery) {
             try {
                 hook.run();
@@ -441,6 +478,32 @@ final class ConsumerLoop<M> implements Runnable {
                                 + " again in {} ms: {}",
                         name,
                         hook,
+                        assigned,
+                        hooksBackoff.toMillis(),
+                        error.toString());
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Claims the partitions whose claim did not pass yet: this assignment's, and those an earlier one still holds (the
+     * hooks run for all of them at once).
+     */
+    private boolean claimUnclaimed(Collection<TopicPartition> assigned) {
+        for (PartitionState partition : partitions.values()) {
+            if (partition.fence != null) {
+                continue;
+            }
+            try {
+                partition.fence = claims.apply(partition.partition);
+            } catch (RuntimeException error) {
+                log.warn(
+                        "{}: claiming {} failed before the records of {} were handed out; they are held, and the"
+                                + " claims and hooks run again in {} ms: {}",
+                        name,
+                        partition.partition,
                         assigned,
                         hooksBackoff.toMillis(),
                         error.toString());

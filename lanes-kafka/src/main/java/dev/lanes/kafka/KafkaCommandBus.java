@@ -7,6 +7,7 @@ import dev.lanes.command.CommandBus;
 import dev.lanes.command.CommandResults;
 import dev.lanes.command.UnknownAggregateTypeException;
 import dev.lanes.dispatch.MessageExchange;
+import dev.lanes.event.OwnershipFence;
 import dev.lanes.flow.IntakeGate;
 import dev.lanes.messaging.CommandMessage;
 import java.util.List;
@@ -59,7 +60,14 @@ public final class KafkaCommandBus implements CommandBus {
         String group = options.topics().group("commands");
         String name = "KafkaCommandConsumer[" + group + ", " + options.instanceId() + "]";
         this.loop = new ConsumerLoop<>(
-                name, group, options.topics()::commands, options, new Reader(), kafka.parkingLot(), List.of());
+                name,
+                group,
+                options.topics()::commands,
+                options,
+                new Reader(),
+                kafka.parkingLot(),
+                List.of(),
+                partition -> OwnershipFence.NONE);
         this.consumer = new KafkaConsumerComponent(name, loop, options);
     }
 

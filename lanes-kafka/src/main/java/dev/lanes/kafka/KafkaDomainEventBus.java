@@ -5,6 +5,8 @@ import dev.lanes.api.NamedAggregate;
 import dev.lanes.dispatch.AggregateDispatcher;
 import dev.lanes.dispatch.MessageExchange;
 import dev.lanes.event.DomainEventBus;
+import dev.lanes.event.OwnershipClaims;
+import dev.lanes.event.OwnershipFence;
 import dev.lanes.lifecycle.RuntimeComponent;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.processing.CompositeEventDispatcher;
@@ -13,9 +15,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Headers;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -43,6 +47,7 @@ public final class KafkaDomainEventBus implements DomainEventBus {
     private final KafkaBuses kafka;
     private final Map<String, Consumer> consumers = new LinkedHashMap<>();
     private final List<Runnable> beforeDelivery = new CopyOnWriteArrayList<>();
+    private final Map<String, OwnershipClaims> claims = new ConcurrentHashMap<>();
 
     private record Consumer(ConsumerLoop<DomainEventStream> loop, KafkaConsumerComponent component) {}
 
@@ -85,6 +90,27 @@ public final class KafkaDomainEventBus implements DomainEventBus {
     @Override
     public void onAssignment(Runnable beforeDelivery) {
         this.beforeDelivery.add(Objects.requireNonNull(beforeDelivery, "beforeDelivery"));
+    }
+
+    /**
+     * Runs {@code claims} for each partition the consumer of the processor named {@code consumerGroup} is assigned on
+     * this instance, with this instance's id as the owner and the processor's Kafka group ({@link TopicNaming#group}),
+     * on the consumer's thread, before the {@link #onAssignment} hooks; each record of that assignment carries the fence
+     * it returned ({@code OwnershipFence.of(exchange)}). A claim that throws holds the partition, as a failing hook
+     * does, until the claims and hooks pass. A record that a lane hands back with {@link
+     * dev.lanes.event.OwnershipLostException} (another instance claimed the partition since) is not read again here:
+     * the partition hands out nothing more until Kafka takes it back.
+     */
+    @Override
+    public void claimAssignments(String consumerGroup, OwnershipClaims claims) {
+        this.claims.put(Checks.notBlank(consumerGroup, "consumerGroup"), Objects.requireNonNull(claims, "claims"));
+    }
+
+    private OwnershipFence claim(String processor, String group, TopicPartition partition) {
+        OwnershipClaims registered = claims.get(processor);
+        return registered == null
+                ? OwnershipFence.NONE
+                : registered.claim(kafka.options().instanceId(), group, partition.topic(), partition.partition());
     }
 
     /** The consumer group member of {@code processor} on this instance, created on the first call. */
@@ -130,7 +156,8 @@ public final class KafkaDomainEventBus implements DomainEventBus {
                 options,
                 new Reader(processor),
                 kafka.parkingLot(),
-                beforeDelivery);
+                beforeDelivery,
+                partition -> claim(processor, group, partition));
         return new Consumer(loop, new KafkaConsumerComponent(name, loop, options));
     }
 

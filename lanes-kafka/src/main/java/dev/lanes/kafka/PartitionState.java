@@ -1,7 +1,9 @@
 package dev.lanes.kafka;
 
+import dev.lanes.event.OwnershipFence;
 import java.util.ArrayDeque;
 import org.apache.kafka.common.TopicPartition;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a consumer knows of one assigned partition: its fetched records not yet handed out, its offsets in the lanes,
@@ -26,6 +28,16 @@ final class PartitionState {
 
     long lastCommitted = -1;
 
+    /**
+     * What this assignment claimed ({@code OwnershipClaims}), carried by every record handed out from it; {@code null}
+     * until the claim passed (the partition awaits its hooks meanwhile).
+     */
+    @Nullable
+    OwnershipFence fence;
+
+    /** Another instance claimed the partition since: nothing more is handed out here until Kafka takes it back. */
+    boolean ownershipLost;
+
     PartitionState(TopicPartition partition, long redeliveryBelow) {
         this.partition = partition;
         this.redeliveryBelow = redeliveryBelow;
@@ -34,6 +46,7 @@ final class PartitionState {
     @Override
     public String toString() {
         return partition + " " + offsets + (paused ? " paused" : "") + (halted ? " halted" : "")
-                + (awaitingHooks ? " awaiting its assignment hooks" : "");
+                + (awaitingHooks ? " awaiting its assignment hooks" : "")
+                + (ownershipLost ? " claimed by another instance" : "");
     }
 }
