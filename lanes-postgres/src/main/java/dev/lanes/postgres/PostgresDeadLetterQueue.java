@@ -29,7 +29,7 @@ import reactor.core.publisher.Mono;
 
 /**
  * A {@link DeadLetterQueue} in PostgreSQL: one row per parked stream in {@code lanes_dead_letters} (schema version 4 of
- * {@link Migrations}), keyed by processor, aggregate and sequence index; the stream's events and headers stored as in
+ * {@link Migrations}; the ownership epochs of version 5, below), keyed by processor, aggregate and sequence index; the stream's events and headers stored as in
  * {@code lanes_event_streams}, through the same {@link EventSerializer}, with the reason and the attempts.
  *
  * <p><b>Parked check.</b> {@link #isParked} answers from a set of parked sequences in memory: loaded when the queue is
@@ -40,17 +40,29 @@ import reactor.core.publisher.Mono;
  *
  * <p><b>Rebalances.</b> With the Kafka event bus, a partition revoked from one instance is assigned to the next only
  * after the first drained it and committed, and a stream is acknowledged only once this queue stored it; the new owner
- * reloads at assignment, so it parks the later streams of every aggregate whose sequence the previous owner parked. Not
- * covered, because the sequence is stored after the new owner reloaded: a partition <em>lost</em> rather than revoked
- * (its owner crashed, or was fenced after missing its heartbeats or polls, while a parking was under way), and a
- * parking still under way when the revoke timeout of {@code KafkaOptions} ran out. In these cases the new owner handles
- * that aggregate's later streams (the head itself stays parked, listed and retried as usual) until its next reload or
- * restart. A reload that fails (the database unreachable at that moment) holds the assigned partitions: the Kafka bus
- * runs it again until it passes, and hands out their records only then. Only the owner of an aggregate's partition
- * creates its sequences (the CLI and retries only remove letters), unless the same processor also runs outside the
- * consumer group (another bus over the same table): a sequence parked there is not seen until the next reload. With a
- * bus that does not implement {@code DomainEventBus.onAssignment} none of this holds: one processor's aggregate must
- * then be handled by one instance at a time and stay there, or the instances be restarted after it moved.
+ * reloads at assignment, so it parks the later streams of every aggregate whose sequence the previous owner parked. A
+ * reload that fails (the database unreachable at that moment) holds the assigned partitions: the Kafka bus runs it
+ * again until it passes, and hands out their records only then.
+ *
+ * <p><b>Ownership fence.</b> A partition can also move while a parking for one of its streams is still under way: it
+ * was <em>lost</em> (its owner crashed, or was dropped from the group after missing its heartbeats or polls), or the
+ * revoke timeout of {@code KafkaOptions} ran out. So before it reloads, each assignment takes a new epoch of the
+ * partition for its consumer group ({@link #claim}, table {@code lanes_partition_owners} of schema version 5); the
+ * streams of that assignment carry it ({@link OwnershipFence}), and the fenced {@code enqueue} and {@code
+ * enqueueIfPresent} store a stream only while that epoch is still the partition's, read under a {@code FOR SHARE} lock
+ * of the partition's row in the insert's transaction. The guarantee, for every parking that carries an epoch: either it
+ * is committed before the next claim of its partition commits, and the new owner's reload, which follows its claim,
+ * sees it; or it fails with {@link OwnershipLostException}, naming the processor, the partition and both epochs, and
+ * stores nothing. The event side then hands the stream back unacknowledged, so the old owner never settles it, and the
+ * new owner reads it again from the committed offset (Kafka refuses the offset commits of a member it dropped from
+ * the group). Not fenced: what the old owner's processor handles, without parking, until Kafka tells it that it lost
+ * the partition (a redelivery to the new owner, as after any rebalance); retries and skips, which any instance may
+ * run (below); and parkings without an epoch ({@link OwnershipFence#NONE}: a bus that does not claim its assignments,
+ * such as the same processor running outside the consumer group over the same table, whose sequences are not seen
+ * until the next reload). Only the owner of an aggregate's partition creates its sequences (the CLI and retries only
+ * remove letters). With a bus that does not implement {@code DomainEventBus.onAssignment} none of this holds: one
+ * processor's aggregate must then be handled by one instance at a time and stay there, or the instances be restarted
+ * after it moved.
  *
  * <p><b>Retries across instances.</b> A retry runs on the instance that took its request, which need not own the
  * aggregate's partition; the owner may park new streams behind the head meanwhile. {@link #enqueueIfPresent} locks the
