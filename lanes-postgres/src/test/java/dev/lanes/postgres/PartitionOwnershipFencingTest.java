@@ -3,6 +3,8 @@ package dev.lanes.postgres;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.lanes.api.AggregateId;
 import dev.lanes.api.NamedAggregate;
 import dev.lanes.event.OwnershipFence;
@@ -24,7 +26,9 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 
@@ -41,11 +45,29 @@ class PartitionOwnershipFencingTest {
     private static final String PROCESSOR = "Fenced";
     private static final String TOPIC = "lanes.sales.events";
 
+    /** A database of this class's own: the contract suites retry every sequence of theirs. */
+    private static HikariDataSource pool;
+
     private final String group = "lanes.fenced-" + UUID.randomUUID();
     private final List<PostgresDeadLetterQueue> opened = new ArrayList<>();
 
     /** A stream's payload. */
     record Touched(String label) {}
+
+    @BeforeAll
+    static void createDatabase() {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(TestDatabase.jdbcUrl(TestDatabase.createDatabase()));
+        config.setUsername(TestDatabase.USER);
+        config.setMaximumPoolSize(8);
+        pool = new HikariDataSource(config);
+        Migrations.apply(pool);
+    }
+
+    @AfterAll
+    static void closeDatabase() {
+        pool.close();
+    }
 
     @AfterEach
     void close() {
@@ -137,7 +159,7 @@ class PartitionOwnershipFencingTest {
 
         CompletableFuture<OwnershipFence> claimed;
         Mono<DeadLetter> parking;
-        try (Connection other = TestDatabase.store().dataSource().getConnection()) {
+        try (Connection other = pool.getConnection()) {
             other.setAutoCommit(false);
             lockOwnerRow(other, 0);
             claimed = CompletableFuture.supplyAsync(() -> second.claim("instance-2", group, TOPIC, 0));
@@ -178,7 +200,7 @@ class PartitionOwnershipFencingTest {
 
         CompletableFuture<Boolean> seenAfterClaim;
         Mono<DeadLetter> parking;
-        try (Connection other = TestDatabase.store().dataSource().getConnection()) {
+        try (Connection other = pool.getConnection()) {
             other.setAutoCommit(false);
             holdFirstIndex(other, id);
             parking = first.enqueue(PROCESSOR, stream(id, 2), "poison", 1, held).cache();
@@ -199,8 +221,7 @@ class PartitionOwnershipFencingTest {
     }
 
     private PostgresDeadLetterQueue queue() {
-        PostgresDeadLetterQueue queue =
-                PostgresDeadLetterQueue.open(TestDatabase.store().dataSource());
+        PostgresDeadLetterQueue queue = PostgresDeadLetterQueue.open(pool);
         opened.add(queue);
         return queue;
     }
@@ -262,7 +283,7 @@ class PartitionOwnershipFencingTest {
     }
 
     private static int waiting(String statement) throws SQLException {
-        try (Connection connection = TestDatabase.store().dataSource().getConnection();
+        try (Connection connection = pool.getConnection();
                 PreparedStatement query = connection.prepareStatement("SELECT count(*) FROM pg_stat_activity"
                         + " WHERE wait_event_type = 'Lock' AND starts_with(query, ?)")) {
             query.setString(1, statement);
