@@ -11,6 +11,9 @@ import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import dev.lanes.eventsourcing.EncodedPayload;
 import dev.lanes.eventsourcing.EventStores;
 import dev.lanes.eventsourcing.PayloadCodec;
+import dev.lanes.eventsourcing.types.EventTypes;
+import dev.lanes.eventsourcing.types.SerializedEvent;
+import dev.lanes.eventsourcing.types.UpcastingException;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -146,7 +149,12 @@ public final class JacksonEventSerializer implements EventSerializer, PayloadCod
      * the revision it was stored at.
      */
     Object fromTree(String typeName, int revision, JsonNode json) {
-        SerializedEvent current = eventTypes.upcast(new SerializedEvent(typeName, revision, json));
+        SerializedEvent<JsonNode> current;
+        try {
+            current = eventTypes.upcast(new SerializedEvent<>(typeName, revision, json));
+        } catch (UpcastingException e) {
+            throw new EventSerializationException(String.valueOf(e.getMessage()), e);
+        }
         return fromTree(current.type(), current.payload());
     }
 

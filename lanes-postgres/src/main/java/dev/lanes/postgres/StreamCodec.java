@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.lanes.eventsourcing.types.EventTypes;
 import dev.lanes.messaging.DomainEvent;
 import java.io.IOException;
 import java.io.StringWriter;

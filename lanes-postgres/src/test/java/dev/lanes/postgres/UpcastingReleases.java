@@ -2,7 +2,10 @@ package dev.lanes.postgres;
 
 import static dev.lanes.test.UpcastingContract.MONEY_IN;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.lanes.eventsourcing.types.EventTypes;
+import dev.lanes.eventsourcing.types.SerializedEvent;
 import dev.lanes.test.UpcastingContract.LegacyMoneyIn;
 import dev.lanes.test.UpcastingContract.MoneyIn;
 import dev.lanes.test.UpcastingContract.MoneyInV1;
@@ -36,7 +39,7 @@ final class UpcastingReleases {
     }
 
     /** Revision 1 had {@code amount} in whole units; revision 2 has {@code cents} and a {@code note}. */
-    private static SerializedEvent wholeUnitsToCents(SerializedEvent event) {
+    private static SerializedEvent<JsonNode> wholeUnitsToCents(SerializedEvent<JsonNode> event) {
         ObjectNode payload = (ObjectNode) event.payload();
         payload.put("cents", payload.remove("amount").asLong() * 100);
         payload.put("note", "");

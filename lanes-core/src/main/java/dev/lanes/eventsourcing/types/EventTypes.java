@@ -1,4 +1,4 @@
-package dev.lanes.postgres;
+package dev.lanes.eventsourcing.types;
 
 import java.util.HashMap;
 import java.util.HashSet;
@@ -8,9 +8,10 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Stable names for event classes, and the upcasters that read older revisions: what {@link JacksonEventSerializer}
- * stores instead of Java class names, so a class can be renamed or moved, and its fields changed, without making the
- * events already stored unreadable. Immutable and thread-safe once built.
+ * Stable names for event classes, and the upcasters that read older revisions: what a codec (a {@link
+ * dev.lanes.eventsourcing.PayloadCodec} such as the PostgreSQL store's {@code JacksonEventSerializer}) writes instead
+ * of Java class names, so a class can be renamed or moved, and its
+ * fields changed, without making the events already stored or sent unreadable. Immutable and thread-safe once built.
  *
  * <p><b>Writing.</b> A payload of a registered class is stored under its name and current revision; a payload of any
  * other class under its Java class name, unrevised ({@link #UNREVISED}), as every event was before type names existed.
@@ -32,6 +33,9 @@ import org.jspecify.annotations.Nullable;
  * PostgresEventStore store = PostgresEventStore.connect(url, user, password, options,
  *         new JacksonEventSerializer(JacksonEventSerializer.defaultObjectMapper(), types));
  * }</pre>
+ *
+ * <p>An upcaster reads the payload in the representation of the codec that applies it ({@code JsonNode} for the
+ * Jackson codecs): {@code ((ObjectNode) event.payload()).put("cents", ...)}.
  */
 public final class EventTypes {
     /** The revision of payloads stored without a registration (under their class name). */
@@ -43,14 +47,20 @@ public final class EventTypes {
     /** No registration: every payload under its class name, as before type names existed. */
     public static final EventTypes NONE = builder().build();
 
-    /** A registered class's stored name and current revision. */
-    record Registration(Class<?> type, String name, int revision) {}
+    /**
+     * A registered class's stored name and current revision.
+     *
+     * @param type the class
+     * @param name its stored name
+     * @param revision its current revision, at least 1
+     */
+    public record Registration(Class<?> type, String name, int revision) {}
 
     private record Key(String type, int revision) {}
 
     private final Map<Class<?>, Registration> byClass;
     private final Map<String, Registration> byName;
-    private final Map<Key, Upcaster> upcasters;
+    private final Map<Key, Upcaster<?>> upcasters;
 
     private EventTypes(Builder builder) {
         this.byClass = Map.copyOf(builder.byClass);
@@ -63,29 +73,28 @@ public final class EventTypes {
     }
 
     /** The registration of this class, or {@code null} when it is stored under its class name. */
-    @Nullable
-    Registration registration(Class<?> type) {
+    public @Nullable Registration registration(Class<?> type) {
         return byClass.get(type);
     }
 
     /** The registration of this stored name, or {@code null} when it is a class name. */
-    @Nullable
-    Registration registration(String name) {
+    public @Nullable Registration registration(String name) {
         return byName.get(name);
     }
 
     /**
      * The stored event at the current revision of its type, through the upcasters registered for it.
      *
-     * @throws EventSerializationException if an upcaster fails, the chain repeats a (type, revision) or is longer than
-     *     {@value #MAX_CHAIN}, or a registered type ends below or above its current revision
+     * @param <D> the payload's representation, the one the registered upcasters read
+     * @throws UpcastingException if an upcaster fails (or reads another representation), the chain repeats a (type,
+     *     revision) or is longer than {@value #MAX_CHAIN}, or a registered type ends below or above its current revision
      */
-    SerializedEvent upcast(SerializedEvent stored) {
-        SerializedEvent current = stored;
+    public <D> SerializedEvent<D> upcast(SerializedEvent<D> stored) {
+        SerializedEvent<D> current = stored;
         Set<Key> seen = new HashSet<>();
-        for (Upcaster next = upcasterFor(current); next != null; next = upcasterFor(current)) {
+        for (Upcaster<D> next = upcasterFor(current); next != null; next = upcasterFor(current)) {
             if (!seen.add(new Key(current.type(), current.revision())) || seen.size() > MAX_CHAIN) {
-                throw new EventSerializationException(
+                throw new UpcastingException(
                         "Upcasting " + stored + " loops at " + current + " after " + seen.size() + " step(s)",
                         new IllegalStateException(seen.toString()));
             }
@@ -93,7 +102,7 @@ public final class EventTypes {
         }
         Registration registration = byName.get(current.type());
         if (registration != null && registration.revision() != current.revision()) {
-            throw new EventSerializationException(
+            throw new UpcastingException(
                     "Stored event " + stored + " reads as " + current + " but " + current.type() + " is at revision "
                             + registration.revision() + ": no upcaster from " + current,
                     new IllegalStateException(current.payload().toString()));
@@ -101,15 +110,17 @@ public final class EventTypes {
         return current;
     }
 
-    private @Nullable Upcaster upcasterFor(SerializedEvent event) {
-        return upcasters.get(new Key(event.type(), event.revision()));
+    @SuppressWarnings("unchecked") // an upcaster of another representation fails in apply, as a ClassCastException
+    private <D> @Nullable Upcaster<D> upcasterFor(SerializedEvent<D> event) {
+        return (Upcaster<D>) upcasters.get(new Key(event.type(), event.revision()));
     }
 
-    private static SerializedEvent apply(Upcaster upcaster, SerializedEvent stored, SerializedEvent current) {
+    private static <D> SerializedEvent<D> apply(
+            Upcaster<D> upcaster, SerializedEvent<D> stored, SerializedEvent<D> current) {
         try {
             return Objects.requireNonNull(upcaster.upcast(current), "upcaster returned null");
         } catch (RuntimeException e) {
-            throw new EventSerializationException(
+            throw new UpcastingException(
                     "Upcaster of " + current + " failed reading stored event " + stored + ": " + e.getMessage(), e);
         }
     }
@@ -123,7 +134,7 @@ public final class EventTypes {
     public static final class Builder {
         private final Map<Class<?>, Registration> byClass = new HashMap<>();
         private final Map<String, Registration> byName = new HashMap<>();
-        private final Map<Key, Upcaster> upcasters = new HashMap<>();
+        private final Map<Key, Upcaster<?>> upcasters = new HashMap<>();
 
         private Builder() {}
 
@@ -161,9 +172,10 @@ public final class EventTypes {
         /**
          * Reads events stored as ({@code type}, {@code revision}) through {@code upcaster}.
          *
+         * @param <D> the payload's representation in the codec that reads (a {@code JsonNode} for the Jackson codecs)
          * @throws IllegalArgumentException if that (type, revision) already has an upcaster, or the revision is negative
          */
-        public Builder upcaster(String type, int revision, Upcaster upcaster) {
+        public <D> Builder upcaster(String type, int revision, Upcaster<D> upcaster) {
             requireName(type);
             Objects.requireNonNull(upcaster, "upcaster");
             if (revision < 0) {
