@@ -4,6 +4,7 @@ import dev.lanes.Lanes;
 import dev.lanes.api.MaterializedNamedAggregate;
 import dev.lanes.command.CommandDispatcher;
 import dev.lanes.command.CommandResults;
+import dev.lanes.eventsourcing.PayloadCodec;
 import dev.lanes.lifecycle.RuntimeComponent;
 import dev.lanes.lifecycle.RuntimeContext;
 import dev.lanes.processing.CompositeEventDispatcher;
@@ -81,26 +82,54 @@ public final class KafkaBuses implements RuntimeComponent {
     private volatile boolean stopped;
     private @Nullable KafkaConsumers consumers;
 
-    private KafkaBuses(KafkaOptions options, PayloadSerializer serializer, RecordParkingLot parkingLot) {
+    private KafkaBuses(KafkaOptions options, RecordCodec codec, RecordParkingLot parkingLot) {
         this.options = Objects.requireNonNull(options, "options");
-        this.codec = new RecordCodec(serializer);
+        this.codec = codec;
         this.parkingLot = Objects.requireNonNull(parkingLot, "parkingLot");
         this.gracefulStop = Mono.<Void>fromRunnable(this::closeGracefully)
                 .subscribeOn(Schedulers.boundedElastic())
                 .cache();
     }
 
-    /** JSON payloads through Jackson; undecodable records parked in memory (and logged). */
+    /**
+     * JSON payloads through Jackson, under class names ({@link JacksonPayloadSerializer} without registered types);
+     * records that cannot be read at all parked in memory (and logged).
+     */
     public static KafkaBuses create(KafkaOptions options) {
         return create(options, new JacksonPayloadSerializer(), RecordParkingLot.inMemory());
     }
 
+    /**
+     * Event payloads through {@code events}: give it the codec the event store uses (the PostgreSQL store's {@code
+     * JacksonEventSerializer}, or a {@link JacksonPayloadSerializer} with the same {@code EventTypes}), so that events
+     * travel under the same stable type names and revisions as they are stored, and are read through the same
+     * upcasters. Commands through a {@link JacksonPayloadSerializer} (class names); unreadable records parked in memory.
+     */
+    public static KafkaBuses create(KafkaOptions options, PayloadCodec events) {
+        return create(options, new JacksonPayloadSerializer(), events, RecordParkingLot.inMemory());
+    }
+
+    /**
+     * Commands and events through {@code serializer}: events through it as a {@link PayloadCodec} when it is one (a
+     * {@link JacksonPayloadSerializer}), else under its type names, unrevised.
+     */
     public static KafkaBuses create(KafkaOptions options, PayloadSerializer serializer, RecordParkingLot parkingLot) {
-        return new KafkaBuses(options, Objects.requireNonNull(serializer, "serializer"), parkingLot);
+        return new KafkaBuses(options, new RecordCodec(serializer), parkingLot);
+    }
+
+    /** Commands (and the type names of their payloads) through {@code serializer}, event payloads through {@code events}. */
+    public static KafkaBuses create(
+            KafkaOptions options, PayloadSerializer serializer, PayloadCodec events, RecordParkingLot parkingLot) {
+        return new KafkaBuses(options, new RecordCodec(serializer, events), parkingLot);
     }
 
     public KafkaOptions options() {
         return options;
+    }
+
+    /** The codec event payloads are sent and received with (see {@link #create(KafkaOptions, PayloadCodec)}). */
+    public PayloadCodec eventCodec() {
+        return codec.events();
     }
 
     public RecordParkingLot parkingLot() {

@@ -6,6 +6,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.lanes.api.AggregateId;
 import dev.lanes.api.NamedAggregate;
+import dev.lanes.eventsourcing.EncodedPayload;
+import dev.lanes.eventsourcing.PayloadCodec;
+import dev.lanes.eventsourcing.types.EventTypes;
 import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEvent;
 import dev.lanes.messaging.DomainEventStream;
@@ -28,7 +31,13 @@ import org.jspecify.annotations.Nullable;
 /**
  * The record shapes: key = {@link #key(AggregateId)} (tenant, type and id, so one aggregate's messages share a
  * partition), value = one JSON object, headers {@value #SCHEMA_HEADER} (the version of the value's shape, {@value
- * #SCHEMA_VERSION}) and {@value #KIND_HEADER}. Payloads go through the {@link PayloadSerializer}.
+ * #SCHEMA_VERSION}) and {@value #KIND_HEADER}. Command payloads go through the {@link PayloadSerializer} ({@code
+ * "type"}, {@code "payload"}); event payloads (of streams and of replies) through the event {@link PayloadCodec}, the
+ * one the event store uses: {@code {"type": <stored name>, "revision": r, "payload": <JSON>}}, {@code revision} only
+ * when not {@link EventTypes#UNREVISED}, so an event of an unregistered class is written as by earlier releases (its
+ * class name, no revision), and an event without a revision, as earlier releases wrote every event, reads as the
+ * unregistered class-name form at revision 0. Reading goes through the codec's upcasters. The codec's data must be one
+ * JSON value (it is embedded as is).
  *
  * <p>A record whose schema version, kind or JSON this codec cannot read fails with a {@link RecordDecodingException};
  * the consumer parks it and moves on.
@@ -47,9 +56,20 @@ final class RecordCodec {
     private static final ObjectMapper JSON = JsonMapper.builder().build();
 
     private final PayloadSerializer serializer;
+    private final PayloadCodec events;
 
+    /** Event payloads through {@code serializer} too: as a codec if it is one, else under class names unrevised. */
     RecordCodec(PayloadSerializer serializer) {
+        this(serializer, serializer instanceof PayloadCodec codec ? codec : new SerializerCodec(serializer));
+    }
+
+    RecordCodec(PayloadSerializer serializer, PayloadCodec events) {
         this.serializer = Objects.requireNonNull(serializer, "serializer");
+        this.events = Objects.requireNonNull(events, "events");
+    }
+
+    PayloadCodec events() {
+        return events;
     }
 
     /** {@code tenant/context.aggregate/id}: stable, and the same for every message of one aggregate. */
@@ -103,7 +123,7 @@ final class RecordCodec {
             for (DomainEvent event : stream.events()) {
                 json.writeStartObject();
                 json.writeNumberField("sequence", event.sequence());
-                writePayload(json, event.payload());
+                writeEvent(json, event.payload());
                 json.writeEndObject();
             }
             json.writeEndArray();
@@ -114,7 +134,7 @@ final class RecordCodec {
         JsonNode json = read(headers, value, Kind.EVENTS);
         List<DomainEvent> events = new ArrayList<>();
         for (JsonNode event : require(json, "events")) {
-            events.add(new DomainEvent(require(event, "sequence").asInt(), payload(event)));
+            events.add(new DomainEvent(require(event, "sequence").asInt(), event(event)));
         }
         return new DomainEventStream(
                 text(json, "id"),
@@ -140,7 +160,7 @@ final class RecordCodec {
             json.writeArrayFieldStart("events");
             for (Object event : reply.events()) {
                 json.writeStartObject();
-                writePayload(json, event);
+                writeEvent(json, event);
                 json.writeEndObject();
             }
             json.writeEndArray();
@@ -164,7 +184,7 @@ final class RecordCodec {
         JsonNode json = read(headers, value, Kind.REPLY);
         List<Object> events = new ArrayList<>();
         for (JsonNode event : require(json, "events")) {
-            events.add(payload(event));
+            events.add(event(event));
         }
         JsonNode failure = json.get("failure");
         return new Reply(
@@ -224,6 +244,16 @@ final class RecordCodec {
         json.writeRawValue(serializer.serialize(payload));
     }
 
+    private void writeEvent(JsonGenerator json, Object payload) throws IOException {
+        EncodedPayload encoded = events.encode(payload);
+        json.writeStringField("type", encoded.type());
+        if (encoded.revision() != EventTypes.UNREVISED) {
+            json.writeNumberField("revision", encoded.revision());
+        }
+        json.writeFieldName("payload");
+        json.writeRawValue(encoded.data());
+    }
+
     private static JsonNode read(Headers headers, byte[] value, Kind expected) {
         String schema = header(headers, SCHEMA_HEADER);
         if (!SCHEMA_VERSION.equals(schema)) {
@@ -278,6 +308,32 @@ final class RecordCodec {
             headers.put(field.getKey(), field.getValue().asText());
         }
         return headers;
+    }
+
+    /** An event payload, upcast from the revision it was written at (none: an earlier release's class name, 0). */
+    private Object event(JsonNode json) {
+        String type = text(json, "type");
+        int revision = revision(json);
+        JsonNode payload = require(json, "payload");
+        try {
+            return events instanceof JacksonPayloadSerializer jackson
+                    ? jackson.fromTree(type, revision, payload)
+                    : events.decode(new EncodedPayload(type, revision, payload.toString()));
+        } catch (RuntimeException e) {
+            throw new RecordDecodingException(
+                    "event payload of type " + type + "@" + revision + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static int revision(JsonNode json) {
+        JsonNode revision = json.get("revision");
+        if (revision == null || revision.isNull()) {
+            return EventTypes.UNREVISED;
+        }
+        if (!revision.canConvertToExactIntegral() || !revision.canConvertToInt() || revision.intValue() < 0) {
+            throw new RecordDecodingException("field 'revision' is not a revision: " + revision);
+        }
+        return revision.intValue();
     }
 
     private Object payload(JsonNode json) {

@@ -3,9 +3,14 @@ package dev.lanes.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.lanes.api.AggregateId;
 import dev.lanes.api.NamedAggregate;
+import dev.lanes.eventsourcing.types.EventTypes;
+import dev.lanes.eventsourcing.types.SerializedEvent;
 import dev.lanes.messaging.CommandMessage;
+import dev.lanes.messaging.DomainEvent;
 import dev.lanes.messaging.DomainEventStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -13,6 +18,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.header.Headers;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
 /** Commands, streams and answers survive the trip through a record; what cannot be read says why. */
@@ -67,6 +73,70 @@ class RecordCodecTest {
         assertThat(codec.decodeReply(headers, codec.encode(refused))).isEqualTo(refused);
         assertThat(codec.decodeReply(headers, codec.encode(projected))).isEqualTo(projected);
     }
+
+    @Nested
+    class EventTypeNames {
+        private static final String PLACED = "shop.Placed";
+        private final DomainEventStream stream = DomainEventStream.of(
+                CommandMessage.of(AggregateId.of(ORDER, "o-4"), new Place("pen", 1, Instant.EPOCH)),
+                1,
+                List.of(new Placed("pen", List.of("a"))));
+
+        @Test
+        void aRegisteredEventTravelsUnderItsNameAndRevisionAnUnregisteredOneUnderItsClassNameWithout() {
+            RecordCodec named =
+                    codec(EventTypes.builder().register(Placed.class, PLACED, 3).build());
+
+            String written = new String(named.encode(stream), StandardCharsets.UTF_8);
+
+            assertThat(written).contains("\"type\":\"" + PLACED + "\",\"revision\":3,\"payload\"");
+            assertThat(new String(codec.encode(stream), StandardCharsets.UTF_8))
+                    .contains("\"type\":\"" + Placed.class.getName() + "\",\"payload\"")
+                    .doesNotContain("revision");
+        }
+
+        @Test
+        void aStreamWrittenByAnEarlierReleaseUnderClassNamesIsReadThroughTheUpcasterFromTheClassName() {
+            byte[] earlierRelease = codec.encode(stream); // no revision: the class-name form, read at revision 0
+            RecordCodec renamed = codec(EventTypes.builder()
+                    .register(PlacedRenamed.class, PLACED, 1)
+                    .upcaster(Placed.class.getName(), 0, event -> event.as(PLACED, 1))
+                    .build());
+
+            DomainEventStream read = renamed.decodeStream(RecordCodec.headers(RecordCodec.Kind.EVENTS), earlierRelease);
+
+            assertThat(read.events()).extracting(DomainEvent::payload).containsExactly(new PlacedRenamed("pen"));
+        }
+
+        @Test
+        void anOlderRevisionIsUpcastOnTheTreeAndAnAnswersEventsGoThroughTheSameCodec() {
+            RecordCodec older =
+                    codec(EventTypes.builder().register(Placed.class, PLACED, 1).build());
+            RecordCodec current = codec(EventTypes.builder()
+                    .register(PlacedRenamed.class, PLACED, 2)
+                    .upcaster(PLACED, 1, (SerializedEvent<JsonNode> event) -> {
+                        ((ObjectNode) event.payload()).remove("tags");
+                        return event.as(PLACED, 2);
+                    })
+                    .build());
+            Reply reply = new Reply(
+                    "a", "b", "m", "r", stream.aggregateId(), 1, List.of(new Placed("ink", List.of())), null, null);
+
+            assertThat(current.decodeStream(RecordCodec.headers(RecordCodec.Kind.EVENTS), older.encode(stream))
+                            .events())
+                    .extracting(DomainEvent::payload)
+                    .containsExactly(new PlacedRenamed("pen"));
+            assertThat(current.decodeReply(RecordCodec.headers(RecordCodec.Kind.REPLY), older.encode(reply))
+                            .events())
+                    .containsExactly(new PlacedRenamed("ink"));
+        }
+
+        private RecordCodec codec(EventTypes types) {
+            return new RecordCodec(new JacksonPayloadSerializer(JacksonPayloadSerializer.defaultObjectMapper(), types));
+        }
+    }
+
+    record PlacedRenamed(String item) {}
 
     @Test
     void theKeyHoldsTenantTypeAndId() {

@@ -1,9 +1,13 @@
 package dev.lanes.spring;
 
+import dev.lanes.eventsourcing.PayloadCodec;
+import dev.lanes.eventsourcing.types.EventTypes;
+import dev.lanes.kafka.JacksonPayloadSerializer;
 import dev.lanes.kafka.KafkaBuses;
 import dev.lanes.kafka.KafkaOptions;
 import dev.lanes.kafka.TopicNaming;
 import java.util.Objects;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -24,10 +28,18 @@ import org.springframework.core.annotation.Order;
 @ConditionalOnProperty(prefix = "lanes.kafka", name = "bootstrap-servers")
 class LanesKafkaConfiguration {
 
+    /**
+     * Events through the application's one {@link PayloadCodec} bean (the PostgreSQL store's serializer, when the
+     * store is configured), else through a {@link JacksonPayloadSerializer} with its {@link EventTypes} bean (or none):
+     * the bus sends events under the names and revisions the store keeps, and reads them through the same upcasters.
+     */
     @Bean(destroyMethod = "")
     @ConditionalOnMissingBean
-    KafkaBuses lanesKafkaBuses(LanesProperties properties) {
-        return KafkaBuses.create(options(properties.kafka()));
+    KafkaBuses lanesKafkaBuses(
+            LanesProperties properties, ObjectProvider<PayloadCodec> codecs, ObjectProvider<EventTypes> types) {
+        PayloadCodec codec = codecs.getIfUnique(() -> new JacksonPayloadSerializer(
+                JacksonPayloadSerializer.defaultObjectMapper(), types.getIfAvailable(() -> EventTypes.NONE)));
+        return KafkaBuses.create(options(properties.kafka()), codec);
     }
 
     /** First of the customizers, so that one the application declares can still adjust what it set. */

@@ -1,8 +1,12 @@
 package dev.lanes.spring;
 
 import dev.lanes.eventsourcing.EventStore;
+import dev.lanes.eventsourcing.types.EventTypes;
+import dev.lanes.postgres.EventSerializer;
+import dev.lanes.postgres.JacksonEventSerializer;
 import dev.lanes.postgres.PostgresEventStore;
 import javax.sql.DataSource;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -27,10 +31,23 @@ class LanesPostgresConfiguration {
      *
      * @throws RuntimeException the migration's failure (the server unreachable, the login refused), the store closed
      */
+    /**
+     * The codec of the event payloads, with the application's {@link EventTypes} bean if it declares one (else class
+     * names): the store writes and reads events with it, and so does the Kafka event bus ({@link
+     * LanesKafkaConfiguration}), so both carry the same type names and read through the same upcasters.
+     */
+    @Bean
+    @ConditionalOnMissingBean(EventSerializer.class)
+    JacksonEventSerializer lanesEventSerializer(ObjectProvider<EventTypes> types) {
+        return new JacksonEventSerializer(
+                JacksonEventSerializer.defaultObjectMapper(), types.getIfAvailable(() -> EventTypes.NONE));
+    }
+
     @Bean
     @ConditionalOnMissingBean(EventStore.class)
-    PostgresEventStore lanesPostgresEventStore(DataSource dataSource, LanesProperties properties) {
-        PostgresEventStore store = new PostgresEventStore(dataSource);
+    PostgresEventStore lanesPostgresEventStore(
+            DataSource dataSource, LanesProperties properties, EventSerializer serializer) {
+        PostgresEventStore store = new PostgresEventStore(dataSource, serializer);
         if (properties.postgres().migrate()) {
             try {
                 store.migrate();

@@ -5,11 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.lanes.Lanes;
 import dev.lanes.command.CommandGateway;
 import dev.lanes.command.WaitStage;
+import dev.lanes.eventsourcing.types.EventTypes;
 import dev.lanes.examples.bank.AccountCommand.Deposit;
 import dev.lanes.examples.bank.AccountCommand.OpenAccount;
+import dev.lanes.examples.bank.AccountEvent.AccountOpened;
 import dev.lanes.examples.bank.BalanceProjection;
 import dev.lanes.examples.bank.Bank;
 import dev.lanes.kafka.KafkaBuses;
+import dev.lanes.postgres.JacksonEventSerializer;
 import dev.lanes.runtime.LanesRuntime;
 import java.time.Duration;
 import java.util.Map;
@@ -21,6 +24,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /** Kafka buses when lanes.kafka.bootstrap-servers is set: the bank's commands and events go through a real broker. */
@@ -72,6 +76,47 @@ class LanesKafkaConfigurationTest {
                     assertThat(topics())
                             .contains(prefix + ".bank.commands", prefix + ".bank.events", prefix + ".replies");
                 });
+    }
+
+    @Test
+    void theBusSendsEventsWithTheCodecTheStoreUsesAndItsEventTypes() {
+        EventTypes types = EventTypes.builder()
+                .register(AccountOpened.class, "bank.AccountOpened", 2)
+                .build();
+        runner.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class))
+                .withPropertyValues(LanesAutoConfigurationTest.dataSource())
+                .withPropertyValues(kafkaProperties())
+                .withBean(EventTypes.class, () -> types)
+                .run(context -> {
+                    JacksonEventSerializer storeCodec = context.getBean(JacksonEventSerializer.class);
+                    assertThat(context.getBean(KafkaBuses.class).eventCodec()).isSameAs(storeCodec);
+                    assertThat(storeCodec.encode(new AccountOpened("ada")).toString())
+                            .isEqualTo("bank.AccountOpened@2");
+                });
+    }
+
+    @Test
+    void withoutAStoreTheBusTakesTheApplicationsEventTypes() {
+        EventTypes types = EventTypes.builder()
+                .register(AccountOpened.class, "bank.AccountOpened", 2)
+                .build();
+        runner.withPropertyValues(kafkaProperties())
+                .withBean(EventTypes.class, () -> types)
+                .run(context -> assertThat(context.getBean(KafkaBuses.class)
+                                .eventCodec()
+                                .encode(new AccountOpened("ada"))
+                                .toString())
+                        .isEqualTo("bank.AccountOpened@2"));
+    }
+
+    private static String[] kafkaProperties() {
+        String prefix = "spring-" + UUID.randomUUID().toString().substring(0, 8);
+        return new String[] {
+            "lanes.kafka.bootstrap-servers=" + kafka.bootstrapServers(),
+            "lanes.kafka.topic-prefix=" + prefix,
+            "lanes.kafka.topic-partitions=1",
+            "lanes.shutdown-timeout=20s"
+        };
     }
 
     @Test

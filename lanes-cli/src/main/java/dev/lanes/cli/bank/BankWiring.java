@@ -74,7 +74,7 @@ final class BankWiring {
         this.buses = buses;
         this.sharedWorkers = buses.kafka() == null ? Runtime.getRuntime().availableProcessors() : 0;
         for (int i = 0; i < buses.instances(); i++) {
-            instances.add(instance(strategy, eventFlow, shutdownTimeout, buses.connect(i)));
+            instances.add(instance(strategy, eventFlow, shutdownTimeout, buses.connect(i, stores.codec())));
         }
         List<CommandGateway> gateways = instances.stream().map(Lanes::gateway).toList();
         this.gateway = gateways.size() == 1 ? gateways.get(0) : new SpreadGateway(gateways);

@@ -1,5 +1,6 @@
 package dev.lanes.cli.bank;
 
+import dev.lanes.eventsourcing.PayloadCodec;
 import dev.lanes.kafka.KafkaBuses;
 import dev.lanes.kafka.KafkaOptions;
 import java.util.Objects;
@@ -56,12 +57,15 @@ public record Buses(
         return kafka == null;
     }
 
-    /** A new connection for instance {@code index} (0-based), or null for the in-memory buses. */
+    /**
+     * A new connection for instance {@code index} (0-based), sending events with {@code codec} (the store's), or null
+     * for the in-memory buses.
+     */
     @Nullable
-    KafkaBuses connect(int index) {
+    KafkaBuses connect(int index, PayloadCodec codec) {
         KafkaOptions options = kafka;
         return options == null
                 ? null
-                : KafkaBuses.create(options.withInstanceId(options.instanceId() + "-" + (index + 1)));
+                : KafkaBuses.create(options.withInstanceId(options.instanceId() + "-" + (index + 1)), codec);
     }
 }

@@ -1,8 +1,10 @@
 package dev.lanes.cli.command;
 
+import dev.lanes.cli.bank.EventCodec;
 import dev.lanes.cli.bank.Stores;
 import dev.lanes.eventsourcing.EventStores;
 import dev.lanes.eventsourcing.SnapshotStores;
+import dev.lanes.postgres.JacksonEventSerializer;
 import dev.lanes.postgres.PostgresEventStore;
 import dev.lanes.postgres.PostgresOptions;
 import java.sql.Connection;
@@ -76,7 +78,12 @@ final class StoreOptions {
         String url = jdbcUrl;
         if (kind == Kind.MEMORY || url == null) {
             return new Stores(
-                    "memory", EventStores.inMemory(), SnapshotStores.inMemory(), "in-memory event store", () -> {});
+                    "memory",
+                    EventStores.inMemory(),
+                    SnapshotStores.inMemory(),
+                    "in-memory event store",
+                    () -> {},
+                    EventCodec.bank());
         }
         PostgresTarget target = Objects.requireNonNull(PostgresTarget.parse(url), "checked by validate()");
         String schema = "lanes_run_" + System.currentTimeMillis();
@@ -88,7 +95,8 @@ final class StoreOptions {
     }
 
     private Stores postgres(String url, String schema) {
-        PostgresEventStore events = PostgresEventStore.connect(url, user, password, OPTIONS);
+        JacksonEventSerializer codec = EventCodec.bank();
+        PostgresEventStore events = PostgresEventStore.connect(url, user, password, OPTIONS, codec);
         try {
             events.migrate();
         } catch (RuntimeException e) {
@@ -100,7 +108,8 @@ final class StoreOptions {
                 events,
                 events.snapshotStore(),
                 "PostgreSQL event store at " + events.server() + " (schema " + schema + ")",
-                events::close);
+                events::close,
+                codec);
     }
 
     private String inFreshSchema(String url, String schema) throws SQLException {
