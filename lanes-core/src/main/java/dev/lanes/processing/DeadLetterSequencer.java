@@ -4,6 +4,7 @@ import dev.lanes.api.AggregateId;
 import dev.lanes.dispatch.HandlerTimeoutException;
 import dev.lanes.dispatch.RetryPolicy;
 import dev.lanes.event.OwnershipLostException;
+import dev.lanes.eventsourcing.PayloadCodecException;
 import dev.lanes.internal.Immediate;
 import dev.lanes.messaging.DomainEventStream;
 import java.time.Clock;
@@ -22,10 +23,11 @@ import reactor.core.publisher.Mono;
  * "is this sequence parked?" check, the parking and the retries of one aggregate are ordered with its streams.
  *
  * <p>A stream whose sequence is parked is parked behind it without running. Any other stream runs; when its last
- * attempt (by the lanes' {@link RetryPolicy}) fails, it becomes the head of a new sequence, and is acknowledged only
- * once the queue stored it. If the queue cannot store it, its {@link Storing} decides: on the bus side the error goes to
- * the lane, which parks the stream in its {@link dev.lanes.dispatch.ParkingLot} instead (never dropped, but no longer
- * holding its aggregate's later streams); a {@link TrackingProcessor} tries again until the queue stored it.
+ * attempt (by the lanes' {@link RetryPolicy}; a stream holding an undecodable event has one attempt) fails, it becomes
+ * the head of a new sequence, and is acknowledged only once the queue stored it. If the queue cannot store it, its
+ * {@link Storing} decides: on the bus side the error goes to the lane, which parks the stream in its {@link
+ * dev.lanes.dispatch.ParkingLot} instead (never dropped, but no longer holding its aggregate's later streams); a {@link
+ * TrackingProcessor} tries again until the queue stored it.
  */
 final class DeadLetterSequencer {
     private static final Logger log = LoggerFactory.getLogger(DeadLetterSequencer.class);
@@ -111,9 +113,13 @@ final class DeadLetterSequencer {
         return failedAttempt(exchange, exchange.stream(), timeout.attempt(), timeout);
     }
 
-    /** Left to the lane to retry, or parked when the retries are spent. */
+    /**
+     * Left to the lane to retry, or parked when the retries are spent. A stream its bus could not decode is parked at
+     * once: the same codec cannot read it on a retry (a retry of the sequence, once a codec that reads it is deployed,
+     * can).
+     */
     private Mono<Void> failedAttempt(AttemptedStream exchange, DomainEventStream stream, int attempt, Throwable error) {
-        return retryPolicy.shouldRetry(attempt, error)
+        return !(error instanceof PayloadCodecException) && retryPolicy.shouldRetry(attempt, error)
                 ? Mono.error(error)
                 : park(exchange, stream, error, attempt).doOnSuccess(parked -> exchange.markSetAside());
     }

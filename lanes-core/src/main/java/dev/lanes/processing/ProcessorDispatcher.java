@@ -12,12 +12,15 @@ import dev.lanes.dispatch.LaneSettings;
 import dev.lanes.dispatch.MessageExchange;
 import dev.lanes.dispatch.ParkingLot;
 import dev.lanes.event.DomainEventBus;
+import dev.lanes.eventsourcing.PayloadCodecException;
+import dev.lanes.eventsourcing.UndecodedPayload;
 import dev.lanes.flow.IntakeGate;
 import dev.lanes.internal.Immediate;
 import dev.lanes.internal.route.BacklogRoute;
 import dev.lanes.lifecycle.GroupedComponent;
 import dev.lanes.lifecycle.RuntimeComponent;
 import dev.lanes.lifecycle.RuntimeContext;
+import dev.lanes.messaging.DomainEvent;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.scheduler.AggregateSchedulerSupplier;
 import java.time.Clock;
@@ -188,8 +191,18 @@ final class ProcessorDispatcher implements GroupedComponent {
         }
     }
 
-    /** Runs the message's functions now (the lane's turn came), then tells the projection's senders. */
+    /**
+     * Runs the message's functions now (the lane's turn came), then tells the projection's senders. A stream holding an
+     * event its bus could not decode ({@link UndecodedPayload}) runs none: it fails with the decoding error, so that it
+     * is parked and holds its aggregate (whether this processor would have handled that event cannot be known).
+     */
     private Mono<Void> deliver(Object message) {
+        if (message instanceof DomainEventStream stream) {
+            PayloadCodecException undecoded = undecoded(stream);
+            if (undecoded != null) {
+                return Mono.error(undecoded);
+            }
+        }
         Mono<Void> handling = processor.handleMessage(message);
         ProjectionListener listener = projection;
         if (listener == null || !(message instanceof DomainEventStream stream)) {
@@ -204,6 +217,15 @@ final class ProcessorDispatcher implements GroupedComponent {
             return Mono.empty();
         }
         return handling.then(Mono.fromRunnable(() -> listener.projected(stream.commandId())));
+    }
+
+    private static @Nullable PayloadCodecException undecoded(DomainEventStream stream) {
+        for (DomainEvent event : stream.events()) {
+            if (event.payload() instanceof UndecodedPayload undecoded) {
+                return undecoded.failure(stream, event.sequence());
+            }
+        }
+        return null;
     }
 
     EventProcessor processor() {

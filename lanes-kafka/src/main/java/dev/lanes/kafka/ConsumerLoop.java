@@ -69,6 +69,12 @@ import reactor.core.publisher.Sinks;
  * the record was in a lane) halts the partition without reading it again: this member no longer owns it, and Kafka
  * takes it back at the next poll (its offset commits for it are refused by the broker: see docs/kafka.md).
  *
+ * <p><b>Records that cannot be read.</b> An event whose payload the codec cannot decode does not stop its record: the
+ * {@link MessageReader} hands over the stream with that payload kept encoded, and the processor's dead-letter queue
+ * holds the aggregate. A record whose envelope cannot be read (not JSON, another schema version, a field missing, a
+ * tombstone; for commands and answers also the payload) names no aggregate to hold: it is logged at ERROR, parked in
+ * the {@link RecordParkingLot} and passed over, and the partition moves on.
+ *
  * <p><b>Rejection</b> (a lane handed a record back): the partition stops at it; once nothing of it is in flight it is
  * read again from there, unless the consumer is stopping (then the commit stays below it, for the next owner).
  *
@@ -361,8 +367,19 @@ final class ConsumerLoop<M> implements Runnable {
     private boolean handOut(PartitionState partition, Fetched<M> fetched) {
         ConsumerRecord<String, byte[]> record = fetched.record();
         M message = fetched.message();
-        if (message == null) {
-            park(record, Objects.requireNonNull(fetched.error(), "error"));
+        if (message == null) { // no envelope, so no aggregate to hold: an event whose payload failed is in message
+            Throwable error = Objects.requireNonNull(fetched.error(), "error");
+            log.error(
+                    "{}: {}-{}@{} (key {}) cannot be read, so no aggregate can be held for it: parked in {} and passed"
+                            + " over; records after it are handled without it: {}",
+                    name,
+                    record.topic(),
+                    record.partition(),
+                    record.offset(),
+                    record.key(),
+                    parkingLot,
+                    error.toString());
+            park(record, error);
             partition.offsets.skipped(record.offset());
             return true;
         }

@@ -8,6 +8,7 @@ import dev.lanes.api.AggregateId;
 import dev.lanes.api.NamedAggregate;
 import dev.lanes.eventsourcing.EncodedPayload;
 import dev.lanes.eventsourcing.PayloadCodec;
+import dev.lanes.eventsourcing.UndecodedPayload;
 import dev.lanes.eventsourcing.types.EventTypes;
 import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEvent;
@@ -39,8 +40,11 @@ import org.jspecify.annotations.Nullable;
  * unregistered class-name form at revision 0. Reading goes through the codec's upcasters. The codec's data must be one
  * JSON value (it is embedded as is).
  *
- * <p>A record whose schema version, kind or JSON this codec cannot read fails with a {@link RecordDecodingException};
- * the consumer parks it and moves on.
+ * <p>A record whose schema version, kind or JSON this codec cannot read, or whose envelope (ids, aggregate, version,
+ * headers) lacks a field, fails with a {@link RecordDecodingException}: there is no aggregate to hold, and the consumer
+ * parks it in its {@link RecordParkingLot} and moves on. So does a command or an answer whose payload does not decode.
+ * A stream's event whose payload the codec cannot decode does not fail the record: it is read as an {@link
+ * UndecodedPayload}, and the stream goes to its processors, whose dead-letter queues park it and hold its aggregate.
  */
 final class RecordCodec {
     static final String SCHEMA_HEADER = "lanes.schema";
@@ -134,7 +138,7 @@ final class RecordCodec {
         JsonNode json = read(headers, value, Kind.EVENTS);
         List<DomainEvent> events = new ArrayList<>();
         for (JsonNode event : require(json, "events")) {
-            events.add(new DomainEvent(require(event, "sequence").asInt(), event(event)));
+            events.add(new DomainEvent(require(event, "sequence").asInt(), eventOrUndecoded(event)));
         }
         return new DomainEventStream(
                 text(json, "id"),
@@ -316,12 +320,29 @@ final class RecordCodec {
         int revision = revision(json);
         JsonNode payload = require(json, "payload");
         try {
-            return events instanceof JacksonPayloadSerializer jackson
-                    ? jackson.fromTree(type, revision, payload)
-                    : events.decode(new EncodedPayload(type, revision, payload.toString()));
+            return decodeEvent(type, revision, payload);
         } catch (RuntimeException e) {
             throw new RecordDecodingException(
                     "event payload of type " + type + "@" + revision + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * A stream's event payload or, when the codec cannot decode it (an unknown type, no upcaster, data that does not
+     * fit), an {@link UndecodedPayload} keeping its type, revision and JSON, so that the stream is handed over and held
+     * by its processors' dead-letter queues rather than skipped.
+     */
+    private Object eventOrUndecoded(JsonNode json) {
+        String type = text(json, "type");
+        int revision = revision(json);
+        JsonNode payload = require(json, "payload");
+        if (type.isBlank()) {
+            throw new RecordDecodingException("field 'type' is blank");
+        }
+        try {
+            return decodeEvent(type, revision, payload);
+        } catch (RuntimeException e) {
+            return UndecodedPayload.of(new EncodedPayload(type, revision, payload.toString()), e);
         }
     }
 
@@ -334,6 +355,12 @@ final class RecordCodec {
             throw new RecordDecodingException("field 'revision' is not a revision: " + revision);
         }
         return revision.intValue();
+    }
+
+    private Object decodeEvent(String type, int revision, JsonNode payload) {
+        return events instanceof JacksonPayloadSerializer jackson
+                ? jackson.fromTree(type, revision, payload)
+                : events.decode(new EncodedPayload(type, revision, payload.toString()));
     }
 
     private Object payload(JsonNode json) {

@@ -6,8 +6,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Where a consumer puts the records it cannot hand to a lane. Called on the consumer thread: must not block for long.
- * If it throws, the consumer reports a fatal fault (the record is not committed past, so nothing is lost).
+ * Where a consumer puts the records it cannot hand to a lane: a record whose envelope cannot be read (so there is no
+ * aggregate whose later records could wait behind it; an event stream whose payload alone does not decode goes to its
+ * processors' dead-letter queues instead), and a command of a type no receiver of the group serves. The partition
+ * moves on past a parked record. Called on the consumer thread: must not block for long. If it throws, the consumer
+ * reports a fatal fault (the record is not committed past, so nothing is lost).
  */
 @FunctionalInterface
 public interface RecordParkingLot {

@@ -68,6 +68,14 @@ class BadInputTest {
                     .satisfies(line -> assertThat(line.message())
                             .startsWith("Parked ParkedRecord[" + run + ".ledger.commands-0@0")
                             .contains("the value is not JSON"));
+            assertThat(logs.lines(Level.ERROR))
+                    .singleElement()
+                    .satisfies(line -> assertThat(line.message())
+                            .contains(
+                                    run + ".ledger.commands-0@0 (key default/ledger.account/x) cannot be read, so no"
+                                            + " aggregate can be held for it: parked in ",
+                                    "records after it are handled without it",
+                                    "the value is not JSON"));
         }
     }
 

@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.lanes.api.AggregateId;
 import dev.lanes.api.NamedAggregate;
+import dev.lanes.eventsourcing.EncodedPayload;
+import dev.lanes.eventsourcing.UndecodedPayload;
 import dev.lanes.eventsourcing.types.EventTypes;
 import dev.lanes.eventsourcing.types.SerializedEvent;
 import dev.lanes.messaging.CommandMessage;
@@ -129,6 +131,33 @@ class RecordCodecTest {
             assertThat(current.decodeReply(RecordCodec.headers(RecordCodec.Kind.REPLY), older.encode(reply))
                             .events())
                     .containsExactly(new PlacedRenamed("ink"));
+        }
+
+        @Test
+        void anEventThatDoesNotDecodeIsKeptEncodedInItsStreamButABrokenEnvelopeFailsTheRecord() {
+            RecordCodec newer =
+                    codec(EventTypes.builder().register(Placed.class, PLACED, 2).build());
+            RecordCodec older =
+                    codec(EventTypes.builder().register(Placed.class, PLACED, 1).build());
+            Headers headers = RecordCodec.headers(RecordCodec.Kind.EVENTS);
+
+            DomainEventStream read = older.decodeStream(headers, newer.encode(stream));
+
+            assertThat(read.aggregateId()).isEqualTo(stream.aggregateId());
+            assertThat(read.version()).isEqualTo(1);
+            assertThat(read.events())
+                    .singleElement()
+                    .extracting(DomainEvent::payload)
+                    .isInstanceOfSatisfying(UndecodedPayload.class, payload -> {
+                        assertThat(payload.encoded())
+                                .isEqualTo(new EncodedPayload(PLACED, 2, "{\"item\":\"pen\",\"tags\":[\"a\"]}"));
+                        assertThat(payload.reason()).contains(PLACED + " is at revision 1");
+                    });
+            String withoutAggregate =
+                    new String(newer.encode(stream), StandardCharsets.UTF_8).replace("\"aggregateId\"", "\"gone\"");
+            assertThatThrownBy(() -> older.decodeStream(headers, withoutAggregate.getBytes(StandardCharsets.UTF_8)))
+                    .isInstanceOf(RecordDecodingException.class)
+                    .hasMessageContaining("field 'aggregateId' is missing");
         }
 
         private RecordCodec codec(EventTypes types) {

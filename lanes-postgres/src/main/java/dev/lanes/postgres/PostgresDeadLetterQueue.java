@@ -442,7 +442,7 @@ public final class PostgresDeadLetterQueue implements DeadLetterQueue, AutoClose
                 rows.getInt(2),
                 rows.getString(4),
                 rows.getString(5),
-                codec.decodeEvents(rows.getString(8)),
+                codec.decodeLetterEvents(rows.getString(8)),
                 rows.getObject(6, OffsetDateTime.class).toInstant(),
                 codec.decodeHeaders(rows.getString(7)));
         return new DeadLetter(

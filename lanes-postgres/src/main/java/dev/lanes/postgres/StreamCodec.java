@@ -5,6 +5,8 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.lanes.eventsourcing.EncodedPayload;
+import dev.lanes.eventsourcing.UndecodedPayload;
 import dev.lanes.eventsourcing.types.EventTypes;
 import dev.lanes.messaging.DomainEvent;
 import java.io.IOException;
@@ -18,6 +20,11 @@ import java.util.Map;
  * {@code {"sequence": n, "type": "<type name>", "revision": r, "payload": <the serializer's JSON>}}; {@code revision}
  * only for a type registered in the {@link JacksonEventSerializer}'s {@link EventTypes} (absent reads as {@link
  * EventTypes#UNREVISED}).
+ *
+ * <p>An {@link UndecodedPayload} (an event a bus could not decode, parked as a dead letter) is written as it was
+ * encoded: its type, revision and data unchanged (the data must be JSON). The dead-letter queue reads its letters with
+ * {@link #decodeLetterEvents(String)}, which keeps an event the serializer cannot decode as an {@link UndecodedPayload}
+ * instead of failing the whole read, so a letter stays listable, and is decoded once a serializer that reads it runs.
  */
 final class StreamCodec {
     private static final ObjectMapper JSON = JsonMapper.builder().build();
@@ -59,13 +66,17 @@ final class StreamCodec {
             for (DomainEvent event : events) {
                 json.writeStartObject();
                 json.writeNumberField("sequence", event.sequence());
-                json.writeStringField("type", serializer.typeName(event.payload()));
-                int revision = revision(event.payload());
-                if (revision != EventTypes.UNREVISED) {
-                    json.writeNumberField("revision", revision);
+                if (event.payload() instanceof UndecodedPayload undecoded) {
+                    writeEncoded(json, undecoded.encoded());
+                } else {
+                    json.writeStringField("type", serializer.typeName(event.payload()));
+                    int revision = revision(event.payload());
+                    if (revision != EventTypes.UNREVISED) {
+                        json.writeNumberField("revision", revision);
+                    }
+                    json.writeFieldName("payload");
+                    json.writeRawValue(serializer.serialize(event.payload()));
                 }
-                json.writeFieldName("payload");
-                json.writeRawValue(serializer.serialize(event.payload()));
                 json.writeEndObject();
             }
             json.writeEndArray();
@@ -75,7 +86,35 @@ final class StreamCodec {
         return out.toString();
     }
 
+    private static void writeEncoded(JsonGenerator json, EncodedPayload encoded) throws IOException {
+        json.writeStringField("type", encoded.type());
+        if (encoded.revision() != EventTypes.UNREVISED) {
+            json.writeNumberField("revision", encoded.revision());
+        }
+        json.writeFieldName("payload");
+        json.writeRawValue(encoded.data());
+    }
+
+    /**
+     * A stored stream's events; any the serializer cannot decode fails the read.
+     *
+     * @throws EventSerializationException if the JSON is not an array of events, or an event does not decode
+     */
     List<DomainEvent> decodeEvents(String json) {
+        return decodeEvents(json, false);
+    }
+
+    /**
+     * A dead letter's events: one the serializer cannot decode (still unknown, or parked undecoded) is kept as an
+     * {@link UndecodedPayload} with its stored type, revision and JSON.
+     *
+     * @throws EventSerializationException if the JSON is not an array of events
+     */
+    List<DomainEvent> decodeLetterEvents(String json) {
+        return decodeEvents(json, true);
+    }
+
+    private List<DomainEvent> decodeEvents(String json, boolean keepUndecoded) {
         JsonNode array;
         try {
             array = JSON.readTree(json);
@@ -98,9 +137,21 @@ final class StreamCodec {
             }
             JsonNode revision = element.get("revision");
             int stored = revision == null ? EventTypes.UNREVISED : revision.asInt();
-            events.add(new DomainEvent(sequence.asInt(), decodeEvent(type.asText(), stored, payload)));
+            events.add(new DomainEvent(
+                    sequence.asInt(),
+                    keepUndecoded
+                            ? decodeOrKeep(type.asText(), stored, payload)
+                            : decodeEvent(type.asText(), stored, payload)));
         }
         return events;
+    }
+
+    private Object decodeOrKeep(String typeName, int revision, JsonNode payload) {
+        try {
+            return decodeEvent(typeName, revision, payload);
+        } catch (RuntimeException e) {
+            return UndecodedPayload.of(new EncodedPayload(typeName, revision, payload.toString()), e);
+        }
     }
 
     private int revision(Object payload) {

@@ -3,6 +3,7 @@ package dev.lanes.postgres;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lanes.api.AggregateId;
+import dev.lanes.eventsourcing.types.EventTypes;
 import dev.lanes.processing.CompositeEventDispatcher;
 import dev.lanes.processing.DeadLetter;
 import dev.lanes.processing.DeadLetterQueue;
@@ -38,6 +39,35 @@ class PostgresSequencedDeadLettersTest extends SequencedDeadLettersContract {
     @Override
     protected void afterStopped() {
         opened.forEach(PostgresDeadLetterQueue::close);
+    }
+
+    /**
+     * The queue stores an event its bus could not decode as it was encoded, reads it back so with the same codec, and
+     * decodes it once a codec that reads it is deployed: after that release's restart, a retry delivers the sequence.
+     */
+    @Test
+    void anUndecodedEventIsStoredAsEncodedAndARetryAfterACodecThatReadsItWasDeployedDeliversTheSequenceInOrder() {
+        AggregateId id = fresh("deployed");
+        CompositeEventDispatcher before = start(createQueue());
+        publish(id, 1);
+        publishUndecoded(id, 2);
+        publish(id, 3);
+        awaitParked(before.deadLetters(), id, 2);
+        before.stopGracefully().block(TIMEOUT);
+        EventTypes deployed =
+                EventTypes.builder().register(Touched.class, UNDECODED_TYPE, 2).build();
+        PostgresDeadLetterQueue reading = PostgresDeadLetterQueue.open(
+                TestDatabase.store().dataSource(),
+                new JacksonEventSerializer(JacksonEventSerializer.defaultObjectMapper(), deployed));
+        opened.add(reading);
+
+        CompositeEventDispatcher after = start(reading);
+        List<DeadLetter> letters = awaitParked(after.deadLetters(), id, 2);
+
+        assertThat(letters.get(0).stream().payloads()).containsExactly(new Touched(id.id() + " v2"));
+        assertThat(after.deadLetters().retry("Poisoned", id).block(TIMEOUT))
+                .isEqualTo(new RetryOutcome("Poisoned", id, 2, 0, 0, null));
+        assertThat(journal().handled("Poisoned", id)).containsExactly(1, 2, 3);
     }
 
     @Test

@@ -10,6 +10,9 @@ import dev.lanes.dispatch.LaneSettings;
 import dev.lanes.dispatch.RetryPolicy;
 import dev.lanes.event.DomainEventBus;
 import dev.lanes.event.DomainEventBuses;
+import dev.lanes.eventsourcing.EncodedPayload;
+import dev.lanes.eventsourcing.PayloadCodecException;
+import dev.lanes.eventsourcing.UndecodedPayload;
 import dev.lanes.lifecycle.RuntimeContext;
 import dev.lanes.messaging.DomainEvent;
 import dev.lanes.messaging.DomainEventStream;
@@ -303,6 +306,49 @@ public abstract class SequencedDeadLettersContract {
         assertThat(letter.attempts()).isEqualTo(2);
     }
 
+    /**
+     * A bus that cannot decode an event hands it over encoded ({@link UndecodedPayload}) rather than skip it: no
+     * handler runs, the stream is parked at once (its one attempt: the same codec cannot read it on a retry) with the
+     * payload as it was encoded, and the aggregate's later streams wait behind it, while other aggregates flow.
+     */
+    @Test
+    void aStreamWithAnEventItsBusCouldNotDecodeIsParkedAtOnceUnhandledAndHoldsItsAggregate() {
+        AggregateId id = fresh("undecoded");
+        AggregateId other = fresh("decoded");
+        CompositeEventDispatcher side = start(createQueue());
+
+        publish(id, 1);
+        publishUndecoded(id, 2);
+        publish(id, 3);
+        publish(other, 1, 2);
+
+        journal.awaitHandled(POISONED, other, 2);
+        journal.awaitHandled(HEALTHY, other, 2);
+        List<DeadLetter> letters = awaitParked(side.deadLetters(), id, 2);
+        assertThat(letters).extracting(letter -> letter.stream().version()).containsExactly(2, 3);
+        assertThat(letters.get(0).attempts()).as("parked without a retry").isEqualTo(1);
+        assertThat(letters.get(0).reason())
+                .startsWith(PayloadCodecException.class.getName() + ": Cannot decode event 1 of " + id + " v2")
+                .contains("encoded as " + UNDECODED_TYPE + "@2");
+        assertThat(letters.get(0).stream().payloads())
+                .singleElement()
+                .isInstanceOfSatisfying(
+                        UndecodedPayload.class,
+                        payload -> assertThat(payload.encoded())
+                                .as("kept as it was encoded")
+                                .isEqualTo(encoded(id, 2)));
+        assertThat(journal.handled(POISONED, id)).containsExactly(1);
+        assertThat(journal.handled(HEALTHY, id)).as("no processor handles it").containsExactly(1);
+
+        RetryOutcome outcome = side.deadLetters().retry(POISONED, id).block(TIMEOUT);
+
+        assertThat(outcome)
+                .as("the codec still cannot read it")
+                .extracting(RetryOutcome::delivered, RetryOutcome::remaining)
+                .containsExactly(0, 2);
+        assertThat(journal.handled(POISONED, id)).containsExactly(1);
+    }
+
     @Test
     void aStreamWhoseHandlerHangsPastItsTimeoutOnEveryAttemptBecomesTheHeadOfASequence() {
         AggregateId id = fresh("hung");
@@ -368,6 +414,11 @@ public abstract class SequencedDeadLettersContract {
         for (int version : versions) {
             bus.publish(stream(id, version)).block(TIMEOUT);
         }
+    }
+
+    /** Publishes {@link #undecoded}{@code (id, version)}: a stream as a bus hands over one it could not decode. */
+    protected final void publishUndecoded(AggregateId id, int version) {
+        bus.publish(undecoded(id, version)).block(TIMEOUT);
     }
 
     protected static AggregateId fresh(String label) {
@@ -444,6 +495,30 @@ public abstract class SequencedDeadLettersContract {
                 List.of(new DomainEvent(1, new Touched(id.id() + " v" + version))),
                 Instant.now().truncatedTo(ChronoUnit.MICROS),
                 Map.of());
+    }
+
+    /** The type name of {@link #undecoded}'s event: a later release's name for {@link Touched} at revision 2. */
+    protected static final String UNDECODED_TYPE = "sales.Touched";
+
+    /** The event of {@link #undecoded}, as it was encoded: {@link Touched}'s JSON. */
+    protected static EncodedPayload encoded(AggregateId id, int version) {
+        return new EncodedPayload(UNDECODED_TYPE, 2, "{\"label\":\"" + id.id() + " v" + version + "\"}");
+    }
+
+    /** A stream whose one event a bus could not decode: {@link #encoded}, under a name no codec here knows. */
+    protected static DomainEventStream undecoded(AggregateId id, int version) {
+        DomainEventStream stream = stream(id, version);
+        UndecodedPayload payload = new UndecodedPayload(
+                encoded(id, version), "java.lang.IllegalArgumentException: Unknown payload type " + UNDECODED_TYPE);
+        return new DomainEventStream(
+                stream.id(),
+                id,
+                version,
+                stream.requestId(),
+                stream.commandId(),
+                List.of(new DomainEvent(1, payload)),
+                stream.createdAt(),
+                stream.headers());
     }
 
     /** Forwards everything but {@link #evict}, which it drops. */
