@@ -35,7 +35,8 @@ import reactor.core.scheduler.Schedulers;
  * after the consumers committed.
  *
  * <pre>{@code
- * KafkaBuses kafka = KafkaBuses.create(KafkaOptions.of("broker:9092").withInstanceId("orders-1"));
+ * // the store's serializer: events travel under the type names and revisions the store keeps
+ * KafkaBuses kafka = KafkaBuses.create(KafkaOptions.of("broker:9092").withInstanceId("orders-1"), serializer);
  * try (Lanes lanes = kafka.applyTo(Lanes.builder())
  *         .aggregate(Bank.definition())
  *         .processor(balances.processor())

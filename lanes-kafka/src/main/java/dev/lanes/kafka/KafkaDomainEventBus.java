@@ -42,6 +42,11 @@ import reactor.core.publisher.Mono;
  * streams it handled before, again in version order (a redelivery of a suffix), never a gap: keep a processor's effects
  * idempotent, e.g. by skipping versions at or below the last one it applied ({@link
  * dev.lanes.processing.EventContext#version()}). A new group starts from the earliest record the topic still holds.
+ *
+ * <p><b>Payloads</b> go through the event codec of {@link KafkaBuses} (the store's, with its type names and upcasters).
+ * A stream whose event the codec cannot decode is delivered with that payload kept encoded ({@link
+ * dev.lanes.eventsourcing.UndecodedPayload}): its processors park it in their sequenced dead-letter queues, holding the
+ * aggregate, instead of skipping it. Only a record whose envelope cannot be read goes to the {@link RecordParkingLot}.
  */
 public final class KafkaDomainEventBus implements DomainEventBus {
     private final KafkaBuses kafka;
