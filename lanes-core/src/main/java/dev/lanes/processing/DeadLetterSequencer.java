@@ -126,7 +126,8 @@ final class DeadLetterSequencer {
 
     private Mono<Void> park(AttemptedStream exchange, DomainEventStream stream, Throwable error, int attempts) {
         return storing.store(
-                stream, queue.enqueue(processor, stream, DeadLetter.reasonOf(error), attempts, exchange.fence()))
+                        stream,
+                        queue.enqueue(processor, stream, DeadLetter.reasonOf(error), attempts, exchange.fence()))
                 .doOnNext(letter -> {
                     log.warn(
                             "Parked a message for {} from {} after {} attempt(s): {}",

@@ -98,8 +98,9 @@ final class CrashInstance {
         this.lanes = kafka.applyTo(Lanes.builder())
                 .aggregate(Ledger.definition())
                 .processor(projection(BALANCES, dataSource))
-                .trackingProcessor(events -> TrackingProcessor.builder(
+                .trackingProcessor((events, queue) -> TrackingProcessor.builder(
                                 projection(TRACKED, dataSource), events, store.checkpointStore())
+                        .deadLetterQueue(queue)
                         .settings(TRACKING)
                         .owner(instance)
                         .build())

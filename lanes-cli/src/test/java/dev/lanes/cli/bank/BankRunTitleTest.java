@@ -26,7 +26,8 @@ class BankRunTitleTest {
                         + " store) on the in-memory event store and buses"
             })
     void theTitleNamesTheStoreAndTheBuses(BankRun.Workload workload, String store, String bus, String title) {
-        Stores stores = new Stores(store, EventStores.inMemory(), SnapshotStores.inMemory(), store, () -> {});
+        Stores stores = new Stores(
+                store, EventStores.inMemory(), SnapshotStores.inMemory(), store, () -> {}, EventCodec.bank());
         Buses buses = bus.equals("kafka") ? Buses.kafka(KafkaOptions.of("127.0.0.1:9092"), 3) : Buses.memory();
 
         assertThat(BankRun.title(workload, stores, buses)).isEqualTo(title);
