@@ -296,6 +296,44 @@ class HandlerTimeoutTest {
     }
 
     @Test
+    void aHandlerMaySayHowItsTimedOutAttemptEndsAndAnAnswerThatHangsTooFailsWithTheTimeout() {
+        AtomicReference<Mono<Void>> answer =
+                new AtomicReference<>(Mono.delay(Duration.ofSeconds(1), time).then());
+        List<Integer> answeredAttempts = new ArrayList<>();
+        ExchangeHandler<String> handler = new ExchangeHandler<>() {
+            @Override
+            public Mono<Void> handle(MessageExchange<String> exchange) {
+                return Mono.never();
+            }
+
+            @Override
+            public Mono<Void> timedOut(MessageExchange<String> exchange, HandlerTimeoutException timeout) {
+                answeredAttempts.add(timeout.attempt());
+                return answer.get();
+            }
+        };
+        AggregateDispatcher<String> dispatcher = startedOnVirtualTime(handler, keyed(RetryPolicy.NONE));
+        TestExchange answered = TestExchange.of("o-1", 0);
+        fixture.emit(answered);
+        time.advanceTimeBy(TIMEOUT.plus(SLACK).plusSeconds(1));
+        assertThat(answered.acknowledged()).isTrue();
+        assertThat(dispatcher.stats().handled()).isEqualTo(1); // the answer completed: handled, not parked
+        assertThat(fixture.parkingLot.entries()).isEmpty();
+
+        answer.set(Mono.never());
+        TestExchange unanswered = TestExchange.of("o-2", 0);
+        fixture.emit(unanswered);
+        time.advanceTimeBy(TIMEOUT.plus(SLACK));
+        assertThat(unanswered.settled).isNotDone(); // waiting for the answer, which is timed in turn
+        time.advanceTimeBy(TIMEOUT.plus(SLACK));
+        assertThat(unanswered.acknowledged()).isTrue();
+        assertThat(fixture.parkingLot.entries())
+                .singleElement()
+                .satisfies(parked -> assertThat(parked.error()).isInstanceOf(HandlerTimeoutException.class));
+        assertThat(answeredAttempts).containsExactly(1, 1); // asked once per timed-out attempt, not for its answer
+    }
+
+    @Test
     void handlersThatEndAtOnceScheduleNoTimerAndTheSweepEndsWithTheDispatcher() {
         CountingScheduler counting = new CountingScheduler(time);
         AtomicBoolean async = new AtomicBoolean();
