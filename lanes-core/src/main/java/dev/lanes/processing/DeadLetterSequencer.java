@@ -28,6 +28,11 @@ import reactor.core.publisher.Mono;
  * {@link Storing} decides: on the bus side the error goes to the lane, which parks the stream in its {@link
  * dev.lanes.dispatch.ParkingLot} instead (never dropped, but no longer holding its aggregate's later streams); a {@link
  * TrackingProcessor} tries again until the queue stored it.
+ *
+ * <p>Every parking carries the {@link dev.lanes.event.OwnershipFence} of the stream's exchange. A parking the queue
+ * refuses because another instance took the stream's partition over ({@link OwnershipLostException}) is logged, and
+ * the stream goes back to its source unacknowledged ({@link AttemptedStream#ownershipLost}): the new owner reads it
+ * again; it is not run here either when the refused parking was behind the head.
  */
 final class DeadLetterSequencer {
     private static final Logger log = LoggerFactory.getLogger(DeadLetterSequencer.class);
