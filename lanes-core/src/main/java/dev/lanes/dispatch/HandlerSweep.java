@@ -107,7 +107,7 @@ final class HandlerSweep<M> implements Runnable {
         }
         @SuppressWarnings("unchecked")
         HandlerSubscriber<M> attempt = (HandlerSubscriber<M>) current.running;
-        if (attempt == null) {
+        if (attempt == null || !current.exchange.handlerTimed()) {
             return;
         }
         long ran = now - attempt.startTick - 1; // whole periods the attempt has surely run

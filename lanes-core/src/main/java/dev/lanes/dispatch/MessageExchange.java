@@ -42,4 +42,15 @@ public interface MessageExchange<M> {
     default boolean setAside() {
         return false;
     }
+
+    /**
+     * Whether the lane's handler timeout ({@link LaneSettings#handlerTimeout()}) applies to the attempt running now.
+     * {@code true} by default. A wrapper whose handler has finished with the user's code and now waits for a durable
+     * store to keep the message aside (the event side's dead letters, retried until stored: the message must not be
+     * acknowledged before) answers {@code false} meanwhile: a timeout there would only move the message to a weaker
+     * place. Read by the handler-timeout sweep on any thread: back it with a volatile field.
+     */
+    default boolean handlerTimed() {
+        return true;
+    }
 }

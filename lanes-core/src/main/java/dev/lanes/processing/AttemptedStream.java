@@ -20,6 +20,8 @@ final class AttemptedStream implements MessageExchange<Object> {
     private volatile boolean setAside;
     /** As {@link #setAside}: the queue refused to park the stream because another instance owns its partition now. */
     private volatile @Nullable OwnershipLostException ownershipLost;
+    /** Set by the lane's handler while the dead-letter queue stores the stream; read by the handler-timeout sweep. */
+    private volatile boolean storing;
 
     AttemptedStream(MessageExchange<DomainEventStream> delivered) {
         this.delivered = delivered;
@@ -53,6 +55,16 @@ final class AttemptedStream implements MessageExchange<Object> {
     @Override
     public boolean setAside() {
         return setAside;
+    }
+
+    /** While the queue stores the stream (retried until it is stored), the lane's handler timeout does not apply. */
+    void storing(boolean storing) {
+        this.storing = storing;
+    }
+
+    @Override
+    public boolean handlerTimed() {
+        return !storing;
     }
 
     /** Counts one more attempt; returns its number, from 1. */

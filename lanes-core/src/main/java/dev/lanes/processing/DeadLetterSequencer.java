@@ -8,6 +8,7 @@ import dev.lanes.eventsourcing.PayloadCodecException;
 import dev.lanes.internal.Immediate;
 import dev.lanes.messaging.DomainEventStream;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.function.BiConsumer;
@@ -17,6 +18,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.util.retry.Retry;
 
 /**
  * The dead-letter side of one processor's lanes: every method runs in the lane of the aggregate it is about, so the
@@ -25,9 +28,8 @@ import reactor.core.publisher.Mono;
  * <p>A stream whose sequence is parked is parked behind it without running. Any other stream runs; when its last
  * attempt (by the lanes' {@link RetryPolicy}; a stream holding an undecodable event has one attempt) fails, it becomes
  * the head of a new sequence, and is acknowledged only once the queue stored it. If the queue cannot store it, its
- * {@link Storing} decides: on the bus side the error goes to the lane, which parks the stream in its {@link
- * dev.lanes.dispatch.ParkingLot} instead (never dropped, but no longer holding its aggregate's later streams); a {@link
- * TrackingProcessor} tries again until the queue stored it.
+ * {@link Storing} policy tries again until it did ({@link Storing#untilStored}): never acknowledged before, so
+ * nothing is lost and the aggregate's later streams stay behind it.
  *
  * <p>Every parking carries the {@link dev.lanes.event.OwnershipFence} of the stream's exchange. A parking the queue
  * refuses because another instance took the stream's partition over ({@link OwnershipLostException}) is logged, and
@@ -47,10 +49,30 @@ final class DeadLetterSequencer {
      */
     @FunctionalInterface
     interface Storing {
-        /** The bus side's: the error goes to the lane. */
-        Storing ONCE = (stream, storing) -> storing;
-
         Mono<DeadLetter> store(DomainEventStream stream, Mono<DeadLetter> storing);
+
+        /**
+         * Every processor's: a parking the queue failed (the database down, say) is logged at WARN and tried again
+         * every {@code interval} on {@code timer}, in the lane, until the queue stored it: the stream is not
+         * acknowledged meanwhile (its source keeps it; a tracking processor's checkpoint stays below it), and its
+         * aggregate's later streams wait behind it, while other aggregates go on. A forced stop cancels the wait; the
+         * stream is then delivered again by its source. An {@link OwnershipLostException} is not retried: the stream
+         * goes back to its source.
+         */
+        static Storing untilStored(String owner, DeadLetterQueue queue, Duration interval, Scheduler timer) {
+            return (stream, storing) -> storing.retryWhen(Retry.fixedDelay(Long.MAX_VALUE, interval)
+                    .filter(error -> !(error instanceof OwnershipLostException))
+                    .scheduler(timer)
+                    .doBeforeRetry(failed -> log.warn(
+                            "{} could not park {} in {} (attempt {}): {}; it is not acknowledged and its aggregate's"
+                                    + " later streams wait; trying again in {}",
+                            owner,
+                            stream,
+                            queue,
+                            failed.totalRetries() + 1,
+                            failed.failure().toString(),
+                            interval)));
+        }
     }
 
     private final String processor;
@@ -88,7 +110,7 @@ final class DeadLetterSequencer {
         if (!queue.isParked(processor, stream.aggregateId())) {
             return attempt(exchange, stream);
         }
-        return storing.store(stream, queue.enqueueIfPresent(processor, stream, BEHIND_HEAD, exchange.fence()))
+        return store(exchange, queue.enqueueIfPresent(processor, stream, BEHIND_HEAD, exchange.fence()))
                 .doOnNext(letter -> {
                     exchange.markSetAside();
                     parkedBehind(letter);
@@ -130,9 +152,7 @@ final class DeadLetterSequencer {
     }
 
     private Mono<Void> park(AttemptedStream exchange, DomainEventStream stream, Throwable error, int attempts) {
-        return storing.store(
-                        stream,
-                        queue.enqueue(processor, stream, DeadLetter.reasonOf(error), attempts, exchange.fence()))
+        return store(exchange, queue.enqueue(processor, stream, DeadLetter.reasonOf(error), attempts, exchange.fence()))
                 .doOnNext(letter -> {
                     log.warn(
                             "Parked a message for {} from {} after {} attempt(s): {}",
@@ -151,6 +171,15 @@ final class DeadLetterSequencer {
                     failure.addSuppressed(error);
                     return failure;
                 });
+    }
+
+    /** Stores a parking through the {@link Storing} policy; the lane's handler timeout does not apply meanwhile. */
+    private Mono<DeadLetter> store(AttemptedStream exchange, Mono<DeadLetter> parking) {
+        return Mono.defer(() -> {
+                    exchange.storing(true);
+                    return storing.store(exchange.stream(), parking);
+                })
+                .doFinally(signal -> exchange.storing(false));
     }
 
     /**

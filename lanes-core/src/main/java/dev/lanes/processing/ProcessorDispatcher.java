@@ -24,6 +24,7 @@ import dev.lanes.messaging.DomainEvent;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.scheduler.AggregateSchedulerSupplier;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,6 +32,7 @@ import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * One processor at run time: one lane engine per aggregate type it receives, on a borrowed scheduler supplier (its own
@@ -47,6 +49,9 @@ import reactor.core.publisher.Mono;
  * brings the pending commands down), each in the lane of the aggregate whose event caused the command.
  */
 final class ProcessorDispatcher implements GroupedComponent {
+    /** How often a parking the dead-letter queue failed is tried again, in the lane (see {@link DeadLetterSequencer}). */
+    static final Duration PARKING_RETRY_INTERVAL = Duration.ofSeconds(1);
+
     private final EventProcessor processor;
     private final @Nullable ProjectionListener projection;
     private final @Nullable SagaOutbox outbox;
@@ -75,7 +80,8 @@ final class ProcessorDispatcher implements GroupedComponent {
         this.sequencer = new DeadLetterSequencer(
                 processor.name(),
                 deadLetters,
-                DeadLetterSequencer.Storing.ONCE,
+                DeadLetterSequencer.Storing.untilStored(
+                        processor.name(), deadLetters, PARKING_RETRY_INTERVAL, Schedulers.parallel()),
                 settings.retryPolicy(),
                 Clock.systemUTC(),
                 this::deliver,

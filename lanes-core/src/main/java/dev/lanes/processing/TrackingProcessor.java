@@ -39,7 +39,6 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
-import reactor.util.retry.Retry;
 
 /**
  * An event processor fed from the event store instead of the bus: it reads the store's global order ({@link
@@ -143,7 +142,7 @@ public final class TrackingProcessor implements RuntimeComponent {
         this.sequencer = new DeadLetterSequencer(
                 processor.name(),
                 queue,
-                this::untilStored,
+                DeadLetterSequencer.Storing.untilStored(name(), queue, settings.pollInterval(), timer),
                 builder.laneSettings.retryPolicy(),
                 Clock.systemUTC(),
                 processor::handleMessage,
@@ -196,25 +195,6 @@ public final class TrackingProcessor implements RuntimeComponent {
             return sequencer.run(operation);
         }
         return sequencer.handle((AttemptedStream) exchange);
-    }
-
-    /**
-     * A parking the queue failed is logged and tried again every poll interval, in the lane (its aggregate's later
-     * streams wait behind it), until the queue stored it or the lanes are forced: its position stays unsettled
-     * meanwhile, so the checkpoint never passes a stream the queue does not hold.
-     */
-    private Mono<DeadLetter> untilStored(DomainEventStream stream, Mono<DeadLetter> storing) {
-        return storing.retryWhen(Retry.fixedDelay(Long.MAX_VALUE, settings.pollInterval())
-                .scheduler(timer)
-                .doBeforeRetry(failed -> log.warn(
-                        "{} could not park {} in {} (attempt {}): {}; its position stays unsettled and its aggregate's"
-                                + " later streams wait; trying again in {}",
-                        name(),
-                        stream,
-                        queue,
-                        failed.totalRetries() + 1,
-                        failed.failure().toString(),
-                        settings.pollInterval())));
     }
 
     /**

@@ -22,6 +22,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * The sequencer parks a stream with the fence its exchange carries, and a parking that the queue refuses because
@@ -41,6 +42,7 @@ class FencedParkingTest {
     private final DeadLetterSequencer sequencer = new DeadLetterSequencer(
             PROCESSOR,
             queue,
+            DeadLetterSequencer.Storing.untilStored(PROCESSOR, queue, Duration.ofMillis(10), Schedulers.parallel()),
             RetryPolicy.NONE,
             Clock.systemUTC(),
             stream -> {
