@@ -223,13 +223,16 @@ public final class CompositeEventDispatcher implements GroupedComponent {
     }
 
     /**
-     * Retries every parked sequence, in order through the lanes, then replays and removes every entry of a parking lot
-     * that keeps them; completes with how many messages were handled.
+     * Retries every parked sequence of this side's processors (a shared queue may hold others'), in order through the
+     * lanes, then replays and removes every entry of a parking lot that keeps them; completes with how many messages
+     * were handled.
      */
     public Mono<Integer> replayParked() {
         Mono<Integer> sequences = deadLetters
                 .sequences()
                 .flatMapMany(Flux::fromIterable)
+                // a shared queue also holds other services' processors: retry only this side's
+                .filter(sequence -> processors.containsKey(sequence.processor()))
                 .concatMap(sequence -> deadLetters.retry(sequence.processor(), sequence.aggregateId()))
                 .map(RetryOutcome::delivered)
                 .reduce(0, Integer::sum);
