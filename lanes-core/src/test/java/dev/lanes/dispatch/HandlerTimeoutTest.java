@@ -217,6 +217,8 @@ class HandlerTimeoutTest {
 
         await().atMost(PROMPTLY).untilTrue(stopped);
         assertThat(hung.rejection()).hasCauseInstanceOf(HandlerTimeoutException.class);
+        assertThat(warnings("has run for more than PT0.05S")).hasSize(1);
+        assertThat(warnings("did not end within its timeout of PT0.2S")).hasSize(1);
     }
 
     /**
@@ -293,6 +295,8 @@ class HandlerTimeoutTest {
         assertThat(stats.handled()).isZero();
         assertThat(stats.parked()).isEqualTo(1);
         assertThat(stats.queued()).isZero();
+        assertThat(warnings("Parked a message for sales.order/o-1")).hasSize(1);
+        assertThat(warnings("did not end within its timeout")).hasSize(2); // the timeout, and the parking's reason
     }
 
     @Test
@@ -331,6 +335,9 @@ class HandlerTimeoutTest {
                 .singleElement()
                 .satisfies(parked -> assertThat(parked.error()).isInstanceOf(HandlerTimeoutException.class));
         assertThat(answeredAttempts).containsExactly(1, 1); // asked once per timed-out attempt, not for its answer
+        // the attempt's timeout, its answer's, and the parking naming it
+        assertThat(warnings("handler for sales.order/o-2 did not end within")).hasSize(3);
+        assertThat(warnings("Parked a message for sales.order/o-2")).hasSize(1);
     }
 
     @Test
