@@ -171,6 +171,10 @@ class HandlerTimeoutTest {
                 .satisfies(parked -> assertThat(parked.error()).isInstanceOf(HandlerTimeoutException.class));
         assertThat(stuckNext.acknowledged()).isTrue();
         assertThat(handled).containsOnlyOnce("stuck#1");
+        assertThat(warnings("handler for sales.order/stuck has run for more than"))
+                .hasSize(1);
+        assertThat(warnings("Parked a message for sales.order/stuck")).hasSize(1);
+        assertThat(warnings("o-")).as("only the stuck lane was warned about").isEmpty();
     }
 
     @Test
@@ -200,6 +204,8 @@ class HandlerTimeoutTest {
         });
         assertThat(dispatcher.stats().cancelled()).isEqualTo(1);
         assertThat(dispatcher.state()).isEqualTo(AggregateDispatcher.State.STOPPED);
+        assertThat(warnings("has run for more than")).hasSize(1);
+        assertThat(warnings("did not end within its timeout")).hasSize(1);
     }
 
     @Test
