@@ -15,7 +15,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -197,13 +196,12 @@ class FencedParkingTest {
     }
 
     /** The in-memory queue, fenced as a shared queue is: a parking whose epoch is not {@link #epoch} is refused. */
-    private static final class FencingQueue implements DeadLetterQueue {
-        final DeadLetterQueue queue;
+    private static final class FencingQueue extends ForwardingDeadLetterQueue {
         final AtomicLong epoch = new AtomicLong(1);
         final ConcurrentLinkedQueue<OwnershipFence> fences = new ConcurrentLinkedQueue<>();
 
         FencingQueue(DeadLetterQueue queue) {
-            this.queue = queue;
+            super(queue);
         }
 
         @Override
@@ -230,11 +228,6 @@ class FencedParkingTest {
         }
 
         @Override
-        public boolean isParked(String processor, AggregateId aggregateId) {
-            return queue.isParked(processor, aggregateId);
-        }
-
-        @Override
         public Mono<DeadLetter> enqueue(String processor, DomainEventStream stream, String reason, int attempts) {
             throw new AssertionError("the sequencer parks with the fence of its exchange");
         }
@@ -242,31 +235,6 @@ class FencedParkingTest {
         @Override
         public Mono<DeadLetter> enqueueIfPresent(String processor, DomainEventStream stream, String reason) {
             throw new AssertionError("the sequencer parks with the fence of its exchange");
-        }
-
-        @Override
-        public Mono<List<DeadLetterSequence>> sequences() {
-            return queue.sequences();
-        }
-
-        @Override
-        public Mono<List<DeadLetter>> list(String processor, AggregateId aggregateId) {
-            return queue.list(processor, aggregateId);
-        }
-
-        @Override
-        public Mono<Void> evict(DeadLetter letter) {
-            return queue.evict(letter);
-        }
-
-        @Override
-        public Mono<Void> update(DeadLetter letter) {
-            return queue.update(letter);
-        }
-
-        @Override
-        public Mono<List<DeadLetterSequence>> takeRetryRequests(Set<String> processors) {
-            return queue.takeRetryRequests(processors);
         }
     }
 }

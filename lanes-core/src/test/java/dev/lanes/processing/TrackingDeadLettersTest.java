@@ -289,18 +289,12 @@ class TrackingDeadLettersTest {
     }
 
     /** The in-memory queue, whose parkings fail while {@link #failing} is set; counts the parkings tried. */
-    private static final class FailingStores implements DeadLetterQueue {
-        final DeadLetterQueue queue;
+    private static final class FailingStores extends ForwardingDeadLetterQueue {
         final AtomicBoolean failing = new AtomicBoolean(true);
         final AtomicInteger enqueues = new AtomicInteger();
 
         FailingStores(DeadLetterQueue queue) {
-            this.queue = queue;
-        }
-
-        @Override
-        public boolean isParked(String processor, AggregateId aggregateId) {
-            return queue.isParked(processor, aggregateId);
+            super(queue);
         }
 
         @Override
@@ -311,31 +305,6 @@ class TrackingDeadLettersTest {
                         ? Mono.error(new IllegalStateException("the queue is down"))
                         : queue.enqueue(processor, stream, reason, attempts);
             });
-        }
-
-        @Override
-        public Mono<DeadLetter> enqueueIfPresent(String processor, DomainEventStream stream, String reason) {
-            return queue.enqueueIfPresent(processor, stream, reason);
-        }
-
-        @Override
-        public Mono<List<DeadLetterSequence>> sequences() {
-            return queue.sequences();
-        }
-
-        @Override
-        public Mono<List<DeadLetter>> list(String processor, AggregateId aggregateId) {
-            return queue.list(processor, aggregateId);
-        }
-
-        @Override
-        public Mono<Void> evict(DeadLetter letter) {
-            return queue.evict(letter);
-        }
-
-        @Override
-        public Mono<Void> update(DeadLetter letter) {
-            return queue.update(letter);
         }
     }
 }

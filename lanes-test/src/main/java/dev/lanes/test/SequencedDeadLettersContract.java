@@ -522,40 +522,14 @@ public abstract class SequencedDeadLettersContract {
     }
 
     /** Forwards everything but {@link #evict}, which it drops. */
-    private record EvictingNothing(DeadLetterQueue queue) implements DeadLetterQueue {
-        @Override
-        public boolean isParked(String processor, AggregateId aggregateId) {
-            return queue.isParked(processor, aggregateId);
-        }
-
-        @Override
-        public Mono<DeadLetter> enqueue(String processor, DomainEventStream stream, String reason, int attempts) {
-            return queue.enqueue(processor, stream, reason, attempts);
-        }
-
-        @Override
-        public Mono<DeadLetter> enqueueIfPresent(String processor, DomainEventStream stream, String reason) {
-            return queue.enqueueIfPresent(processor, stream, reason);
-        }
-
-        @Override
-        public Mono<List<DeadLetterSequence>> sequences() {
-            return queue.sequences();
-        }
-
-        @Override
-        public Mono<List<DeadLetter>> list(String processor, AggregateId aggregateId) {
-            return queue.list(processor, aggregateId);
+    private static final class EvictingNothing extends ForwardingDeadLetterQueue {
+        EvictingNothing(DeadLetterQueue queue) {
+            super(queue);
         }
 
         @Override
         public Mono<Void> evict(DeadLetter letter) {
             return Mono.empty();
-        }
-
-        @Override
-        public Mono<Void> update(DeadLetter letter) {
-            return queue.update(letter);
         }
     }
 

@@ -18,9 +18,9 @@ import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.processing.DeadLetter;
 import dev.lanes.processing.DeadLetterQueue;
 import dev.lanes.processing.DeadLetterQueues;
-import dev.lanes.processing.DeadLetterSequence;
 import dev.lanes.processing.EventProcessor;
 import dev.lanes.processing.ProcessorKind;
+import dev.lanes.test.ForwardingDeadLetterQueue;
 import dev.lanes.test.logging.LogCapture;
 import java.time.Duration;
 import java.util.List;
@@ -115,13 +115,12 @@ class ParkingUntilStoredTest {
     }
 
     /** The in-memory queue, whose parkings fail while {@link #down} is set; counts the refused parkings. */
-    private static final class DownQueue implements DeadLetterQueue {
-        final DeadLetterQueue queue;
+    private static final class DownQueue extends ForwardingDeadLetterQueue {
         final AtomicBoolean down = new AtomicBoolean(true);
         final AtomicInteger refused = new AtomicInteger();
 
         DownQueue(DeadLetterQueue queue) {
-            this.queue = queue;
+            super(queue);
         }
 
         private <T> Mono<T> unlessDown(Mono<T> work) {
@@ -135,11 +134,6 @@ class ParkingUntilStoredTest {
         }
 
         @Override
-        public boolean isParked(String processor, AggregateId aggregateId) {
-            return queue.isParked(processor, aggregateId);
-        }
-
-        @Override
         public Mono<DeadLetter> enqueue(String processor, DomainEventStream stream, String reason, int attempts) {
             return unlessDown(queue.enqueue(processor, stream, reason, attempts));
         }
@@ -147,26 +141,6 @@ class ParkingUntilStoredTest {
         @Override
         public Mono<DeadLetter> enqueueIfPresent(String processor, DomainEventStream stream, String reason) {
             return unlessDown(queue.enqueueIfPresent(processor, stream, reason));
-        }
-
-        @Override
-        public Mono<List<DeadLetterSequence>> sequences() {
-            return queue.sequences();
-        }
-
-        @Override
-        public Mono<List<DeadLetter>> list(String processor, AggregateId aggregateId) {
-            return queue.list(processor, aggregateId);
-        }
-
-        @Override
-        public Mono<Void> evict(DeadLetter letter) {
-            return queue.evict(letter);
-        }
-
-        @Override
-        public Mono<Void> update(DeadLetter letter) {
-            return queue.update(letter);
         }
     }
 }

@@ -1,0 +1,62 @@
+package dev.lanes.test;
+
+import dev.lanes.api.AggregateId;
+import dev.lanes.messaging.DomainEventStream;
+import dev.lanes.processing.DeadLetter;
+import dev.lanes.processing.DeadLetterQueue;
+import dev.lanes.processing.DeadLetterSequence;
+import java.util.List;
+import java.util.Set;
+import reactor.core.publisher.Mono;
+
+/**
+ * A dead-letter queue that forwards every operation to another: extend it to make one operation fail, slow or watched in
+ * a test, and leave the rest as the real queue does them.
+ */
+public abstract class ForwardingDeadLetterQueue implements DeadLetterQueue {
+    protected final DeadLetterQueue queue;
+
+    protected ForwardingDeadLetterQueue(DeadLetterQueue queue) {
+        this.queue = queue;
+    }
+
+    @Override
+    public boolean isParked(String processor, AggregateId aggregateId) {
+        return queue.isParked(processor, aggregateId);
+    }
+
+    @Override
+    public Mono<DeadLetter> enqueue(String processor, DomainEventStream stream, String reason, int attempts) {
+        return queue.enqueue(processor, stream, reason, attempts);
+    }
+
+    @Override
+    public Mono<DeadLetter> enqueueIfPresent(String processor, DomainEventStream stream, String reason) {
+        return queue.enqueueIfPresent(processor, stream, reason);
+    }
+
+    @Override
+    public Mono<List<DeadLetterSequence>> sequences() {
+        return queue.sequences();
+    }
+
+    @Override
+    public Mono<List<DeadLetter>> list(String processor, AggregateId aggregateId) {
+        return queue.list(processor, aggregateId);
+    }
+
+    @Override
+    public Mono<Void> evict(DeadLetter letter) {
+        return queue.evict(letter);
+    }
+
+    @Override
+    public Mono<Void> update(DeadLetter letter) {
+        return queue.update(letter);
+    }
+
+    @Override
+    public Mono<List<DeadLetterSequence>> takeRetryRequests(Set<String> processors) {
+        return queue.takeRetryRequests(processors);
+    }
+}
