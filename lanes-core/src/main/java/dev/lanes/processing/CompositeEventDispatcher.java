@@ -184,16 +184,16 @@ public final class CompositeEventDispatcher implements GroupedComponent {
     }
 
     /**
-     * What the parking lot keeps, oldest first, when it keeps anything (the default in-memory one does): saga replies
-     * whose retries ran out, and streams the dead-letter queue could not store. Parked streams are in {@link
-     * #deadLetters()}.
+     * What the parking lot keeps, oldest first, when it keeps anything (the default in-memory one does): what still
+     * reaches it, such as a saga reply whose retries ran out when the dead-letter queue cannot park replies ({@link
+     * DeadLetterQueue#enqueueReply}'s default). Parked streams and saga replies are in {@link #deadLetters()}.
      */
     public List<ParkedMessage> parked() {
         return parkingLot instanceof RetainingParkingLot retaining ? retaining.entries() : List.of();
     }
 
     /**
-     * Runs an entry of the parking lot (a saga reply, or a stream the dead-letter queue could not store) through its
+     * Runs an entry of the parking lot (a saga reply a dead-letter queue that cannot park replies left there) through its
      * processor again, outside the lanes. Completes {@code true} when handled, {@code false} when it failed again (and
      * was parked again). Parked sequences are retried in order with {@link #deadLetters()} instead.
      *

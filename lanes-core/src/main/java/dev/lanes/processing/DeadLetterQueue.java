@@ -10,7 +10,8 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * A sequenced dead-letter queue: the event streams each processor could not handle, in sequences keyed by processor and
+ * A sequenced dead-letter queue: the event streams each processor could not handle, and the replies each saga could
+ * not handle (in the sequence of the aggregate whose event caused the command), in sequences keyed by processor and
  * aggregate. While a sequence exists, the processor parks that aggregate's later streams behind it instead of handling
  * them out of order, until its head is delivered or skipped (see {@link DeadLetters}).
  *
@@ -64,6 +65,29 @@ public interface DeadLetterQueue {
     default Mono<DeadLetter> enqueueIfPresent(
             String processor, DomainEventStream stream, String reason, OwnershipFence fence) {
         return enqueueIfPresent(processor, stream, reason);
+    }
+
+    /**
+     * Parks a saga's {@code reply}, caused by an event of {@code cause}, at the end of the sequence of {@code cause}'s
+     * aggregate for the saga {@code processor}, creating the sequence if there is none; as {@link #enqueue(String,
+     * DomainEventStream, String, int)}, the letter's {@link DeadLetter#stream()} being {@code cause} and its {@link
+     * DeadLetter#reply()} being {@code reply}. The queue stores the reply's command as it stores an event payload. The
+     * default refuses with {@link UnsupportedOperationException}: the saga then hands the reply to its lane's parking
+     * lot, in memory.
+     */
+    default Mono<DeadLetter> enqueueReply(
+            String processor, DomainEventStream cause, ParkedReply reply, String reason, int attempts) {
+        return Mono.error(new UnsupportedOperationException(
+                this + " cannot park saga replies (" + processor + ", " + reply + ")"));
+    }
+
+    /**
+     * As {@link #enqueueReply}, only if the sequence exists (as {@link #enqueueIfPresent(String, DomainEventStream,
+     * String)}): completes empty, storing nothing, if it does not. The default refuses as {@link #enqueueReply} does.
+     */
+    default Mono<DeadLetter> enqueueReplyIfPresent(
+            String processor, DomainEventStream cause, ParkedReply reply, String reason) {
+        return enqueueReply(processor, cause, reply, reason, 0);
     }
 
     /**

@@ -49,7 +49,7 @@ final class DeadLetterSequencer {
      */
     @FunctionalInterface
     interface Storing {
-        Mono<DeadLetter> store(DomainEventStream stream, Mono<DeadLetter> storing);
+        Mono<DeadLetter> store(Object parked, Mono<DeadLetter> storing);
 
         /**
          * Every processor's: a parking the queue failed (the database down, say) is logged at WARN and tried again
@@ -57,11 +57,13 @@ final class DeadLetterSequencer {
          * acknowledged meanwhile (its source keeps it; a tracking processor's checkpoint stays below it), and its
          * aggregate's later streams wait behind it, while other aggregates go on. A forced stop cancels the wait; the
          * stream is then delivered again by its source. An {@link OwnershipLostException} is not retried: the stream
-         * goes back to its source.
+         * goes back to its source; nor is an {@link UnsupportedOperationException} (a queue that cannot park saga
+         * replies): the reply goes to the lane's parking lot.
          */
         static Storing untilStored(String owner, DeadLetterQueue queue, Duration interval, Scheduler timer) {
             return (stream, storing) -> storing.retryWhen(Retry.fixedDelay(Long.MAX_VALUE, interval)
-                    .filter(error -> !(error instanceof OwnershipLostException))
+                    .filter(error -> !(error instanceof OwnershipLostException)
+                            && !(error instanceof UnsupportedOperationException))
                     .scheduler(timer)
                     .doBeforeRetry(failed -> log.warn(
                             "{} could not park {} in {} (attempt {}): {}; it is not acknowledged and its aggregate's"
@@ -75,16 +77,24 @@ final class DeadLetterSequencer {
         }
     }
 
+    /** The {@code replay} of a processor that sends no commands (not a saga): it has no reply letters to deliver. */
+    static Function<DeadLetter, Mono<Void>> noReplies(String processor) {
+        return letter -> Mono.error(new IllegalStateException(
+                processor + " cannot deliver " + letter + ": it is not a saga, so it has no replies"));
+    }
+
     private final String processor;
     private final DeadLetterQueue queue;
     private final Storing storing;
     private final RetryPolicy retryPolicy;
     private final Clock clock;
-    private final Function<DomainEventStream, Mono<Void>> deliver;
+    private final Function<Object, Mono<Void>> deliver;
+    private final Function<DeadLetter, Mono<Void>> replay;
     private final BiConsumer<DomainEventStream, Throwable> parked;
 
     /**
-     * @param deliver runs a stream through the processor
+     * @param deliver runs a stream or a saga reply through the processor
+     * @param replay delivers a reply letter again (a saga's: see {@link ParkedReply})
      * @param parked told of every stream parked, with why (a projection fails its senders' waits)
      */
     DeadLetterSequencer(
@@ -93,7 +103,8 @@ final class DeadLetterSequencer {
             Storing storing,
             RetryPolicy retryPolicy,
             Clock clock,
-            Function<DomainEventStream, Mono<Void>> deliver,
+            Function<Object, Mono<Void>> deliver,
+            Function<DeadLetter, Mono<Void>> replay,
             BiConsumer<DomainEventStream, Throwable> parked) {
         this.processor = processor;
         this.queue = queue;
@@ -101,6 +112,7 @@ final class DeadLetterSequencer {
         this.retryPolicy = retryPolicy;
         this.clock = clock;
         this.deliver = deliver;
+        this.replay = replay;
         this.parked = parked;
     }
 
@@ -120,6 +132,89 @@ final class DeadLetterSequencer {
                         OwnershipLostException.class,
                         lost -> handBack(exchange, lost).thenReturn(true))
                 .flatMap(behind -> behind ? Mono.<Void>empty() : attempt(exchange, stream));
+    }
+
+    /**
+     * Handles one attempt at a saga reply, in the lane of its cause's aggregate: parks it behind that aggregate's
+     * sequence for this saga without running it, or runs it; when its last attempt (by the lanes' {@link RetryPolicy})
+     * fails, it becomes the head of a new sequence, stored with what reproduces it ({@link ParkedReply}), and is
+     * acknowledged to the outbox only once the queue stored it ({@link Storing}, as for streams). A queue that cannot
+     * park replies ({@link UnsupportedOperationException}) runs the reply even behind a parked sequence, and leaves its
+     * last failure to the lane, which hands the reply to its parking lot.
+     */
+    Mono<Void> handleReply(AttemptedReply exchange) {
+        SagaReply<?> reply = exchange.reply();
+        DomainEventStream cause = reply.cause().stream();
+        if (!queue.isParked(processor, cause.aggregateId())) {
+            return attemptReply(exchange);
+        }
+        return storeReply(exchange, queue.enqueueReplyIfPresent(processor, cause, ParkedReply.of(reply), BEHIND_HEAD))
+                .doOnNext(letter -> {
+                    exchange.markSetAside();
+                    log.info(
+                            "Parked a reply for {} from {} behind the head of its sequence (index {}): {}",
+                            letter.aggregateId(),
+                            processor,
+                            letter.index(),
+                            reply);
+                })
+                .hasElement()
+                // a queue that cannot park replies: the reply runs, as replies did before they were sequenced
+                .onErrorResume(UnsupportedOperationException.class, unsupported -> Mono.just(false))
+                .flatMap(behind -> behind ? Mono.<Void>empty() : attemptReply(exchange));
+    }
+
+    private Mono<Void> attemptReply(AttemptedReply exchange) {
+        int attempt = exchange.nextAttempt();
+        return deliver.apply(exchange.reply()).onErrorResume(error -> failedReply(exchange, attempt, error));
+    }
+
+    /** A reply attempt the lane gave up on at its handler timeout: retried or parked as a failed one is. */
+    Mono<Void> timedOut(AttemptedReply exchange, HandlerTimeoutException timeout) {
+        return failedReply(exchange, timeout.attempt(), timeout);
+    }
+
+    private Mono<Void> failedReply(AttemptedReply exchange, int attempts, Throwable error) {
+        if (retryPolicy.shouldRetry(attempts, error)) {
+            return Mono.error(error);
+        }
+        SagaReply<?> reply = exchange.reply();
+        return storeReply(
+                        exchange,
+                        queue.enqueueReply(
+                                processor,
+                                reply.cause().stream(),
+                                ParkedReply.of(reply),
+                                DeadLetter.reasonOf(error),
+                                attempts))
+                .doOnNext(letter -> {
+                    exchange.markSetAside();
+                    log.warn(
+                            "Parked {} for {} from {} after {} attempt(s): {}",
+                            reply,
+                            letter.aggregateId(),
+                            processor,
+                            attempts,
+                            letter.reason());
+                })
+                .then()
+                .onErrorMap(failure -> {
+                    if (failure instanceof UnsupportedOperationException unsupported) { // to the lane's parking lot
+                        error.addSuppressed(unsupported);
+                        return error;
+                    }
+                    failure.addSuppressed(error);
+                    return failure;
+                });
+    }
+
+    /** Stores a reply's parking through the {@link Storing} policy; the lane's handler timeout does not apply. */
+    private Mono<DeadLetter> storeReply(AttemptedReply exchange, Mono<DeadLetter> parking) {
+        return Mono.defer(() -> {
+                    exchange.storing(true);
+                    return storing.store(exchange.reply(), parking);
+                })
+                .doFinally(signal -> exchange.storing(false));
     }
 
     private Mono<Void> attempt(AttemptedStream exchange, DomainEventStream stream) {
@@ -271,7 +366,9 @@ final class DeadLetterSequencer {
     }
 
     private Mono<Step> redeliver(DeadLetter letter) {
-        return deliver.apply(letter.stream()).materialize().flatMap(signal -> {
+        Mono<Void> delivering =
+                Mono.defer(() -> letter.isReply() ? replay.apply(letter) : deliver.apply(letter.stream()));
+        return delivering.materialize().flatMap(signal -> {
             Throwable error = signal.getThrowable();
             if (error == null) {
                 return queue.evict(letter).thenReturn(Step.DELIVERED);

@@ -29,16 +29,33 @@ final class InMemoryDeadLetterQueue implements DeadLetterQueue {
 
     @Override
     public Mono<DeadLetter> enqueue(String processor, DomainEventStream stream, String reason, int attempts) {
-        return Mono.fromCallable(() -> append(processor, stream, reason, attempts, true));
+        return Mono.fromCallable(() -> append(processor, stream, null, reason, attempts, true));
     }
 
     @Override
     public Mono<DeadLetter> enqueueIfPresent(String processor, DomainEventStream stream, String reason) {
-        return Mono.fromCallable(() -> append(processor, stream, reason, 0, false));
+        return Mono.fromCallable(() -> append(processor, stream, null, reason, 0, false));
+    }
+
+    @Override
+    public Mono<DeadLetter> enqueueReply(
+            String processor, DomainEventStream cause, ParkedReply reply, String reason, int attempts) {
+        return Mono.fromCallable(() -> append(processor, cause, reply, reason, attempts, true));
+    }
+
+    @Override
+    public Mono<DeadLetter> enqueueReplyIfPresent(
+            String processor, DomainEventStream cause, ParkedReply reply, String reason) {
+        return Mono.fromCallable(() -> append(processor, cause, reply, reason, 0, false));
     }
 
     private @Nullable DeadLetter append(
-            String processor, DomainEventStream stream, String reason, int attempts, boolean create) {
+            String processor,
+            DomainEventStream stream,
+            @Nullable ParkedReply reply,
+            String reason,
+            int attempts,
+            boolean create) {
         DeadLetter[] stored = new DeadLetter[1];
         sequences.compute(new SequenceKey(processor, stream.aggregateId()), (key, letters) -> {
             if (letters == null && !create) {
@@ -46,7 +63,7 @@ final class InMemoryDeadLetterQueue implements DeadLetterQueue {
             }
             List<DeadLetter> next = letters == null ? new ArrayList<>() : new ArrayList<>(letters);
             long index = next.isEmpty() ? 1 : next.get(next.size() - 1).index() + 1;
-            stored[0] = new DeadLetter(processor, index, stream, reason, attempts, clock.instant());
+            stored[0] = new DeadLetter(processor, index, stream, reason, attempts, clock.instant(), reply);
             next.add(stored[0]);
             return List.copyOf(next);
         });

@@ -42,7 +42,9 @@ import reactor.core.scheduler.Schedulers;
  *
  * <p>Streams go through the processor's {@link DeadLetterSequencer} in their lane: a stream whose aggregate has a parked
  * sequence is parked behind it, and one whose retries run out starts a sequence. Retries and skips of a sequence
- * ({@link #operate}) reach the same lanes through a route of their own, so they are ordered with the streams.
+ * ({@link #operate}) reach the same lanes through a route of their own, so they are ordered with the streams. A
+ * saga's replies go through the sequencer too ({@link DeadLetterSequencer#handleReply}): one whose handling fails for
+ * good is parked in its cause aggregate's sequence, durably with a durable queue, instead of the lane's parking lot.
  *
  * <p>A saga's lanes take two kinds of message: event streams from the bus, admitted through the saga's intake gate
  * (closed while its pending commands are at their budget), and replies to its commands, always admitted (they are what
@@ -85,6 +87,7 @@ final class ProcessorDispatcher implements GroupedComponent {
                 settings.retryPolicy(),
                 Clock.systemUTC(),
                 this::deliver,
+                this::replay,
                 this::parked);
         ParkingLot reportingParkingLot = parked -> {
             parkingLot.park(parked);
@@ -110,7 +113,7 @@ final class ProcessorDispatcher implements GroupedComponent {
             outbox.bind(reply -> {
                 BacklogRoute<MessageExchange<Object>> route =
                         routes.get(reply.aggregateId().materialize());
-                if (route == null || !route.offer(reply)) {
+                if (route == null || !route.offer(new AttemptedReply(reply))) {
                     reply.reject(new IllegalStateException(this + " takes no replies for " + reply.aggregateId()));
                 }
             });
@@ -172,6 +175,9 @@ final class ProcessorDispatcher implements GroupedComponent {
         if (exchange instanceof SequenceOperation operation) {
             return sequencer.run(operation);
         }
+        if (exchange instanceof AttemptedReply reply) {
+            return sequencer.handleReply(reply);
+        }
         return deliver(exchange.message());
     }
 
@@ -184,10 +190,33 @@ final class ProcessorDispatcher implements GroupedComponent {
 
         @Override
         public Mono<Void> timedOut(MessageExchange<Object> exchange, HandlerTimeoutException timeout) {
-            return exchange instanceof AttemptedStream stream
-                    ? sequencer.timedOut(stream, timeout)
-                    : Mono.error(timeout);
+            if (exchange instanceof AttemptedStream stream) {
+                return sequencer.timedOut(stream, timeout);
+            }
+            return exchange instanceof AttemptedReply reply ? sequencer.timedOut(reply, timeout) : Mono.error(timeout);
         }
+    }
+
+    /**
+     * Delivers a saga's reply letter again: its command is sent again with its request id (answered from the command
+     * side's store if it was stored, run if it never was), transient failures retried as the outbox retries them, and
+     * the outcome goes to the reply functions. The retry holds the lane meanwhile (it waits for the command's outcome),
+     * so it keeps the reply before the aggregate's later letters.
+     */
+    private Mono<Void> replay(DeadLetter letter) {
+        ParkedReply parked = letter.reply();
+        SagaOutbox sagaOutbox = outbox;
+        if (parked == null || sagaOutbox == null) {
+            return Mono.error(
+                    new IllegalStateException(this + " cannot deliver " + letter + ": it is not a saga's reply"));
+        }
+        if (parked.command() instanceof UndecodedPayload undecoded) {
+            return Mono.error(new IllegalStateException(this + " cannot send the command of " + letter
+                    + " again: its dead-letter queue could not decode it (" + undecoded + ")"));
+        }
+        return Mono.defer(() -> sagaOutbox.resend(
+                        new SagaOutbox.Intent(parked.sagaCommand(), parked.cause(letter.stream()), processor.name())))
+                .flatMap(processor::handleMessage);
     }
 
     /** A parked stream will not be projected (yet): its senders' {@code PROJECTED} waits end with why. */

@@ -22,7 +22,9 @@ import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
+import reactor.util.retry.Retry;
 
 /**
  * Sends a saga's recorded commands outside its lanes and turns each outcome into a {@link SagaReply} for the saga's
@@ -121,6 +123,31 @@ final class SagaOutbox {
         stopped = true;
     }
 
+    /**
+     * Sends {@code intent}'s command again, for the retry of a parked reply ({@link ParkedReply}): with its request id,
+     * so the command side answers from its store if it stored the command, and runs it if it never did. Transient
+     * failures are sent again after the policy's backoff on the outbox's timer, as for {@link #send}; the outcome,
+     * success or failure, completes the returned {@code Mono} as a reply. Neither counted as pending nor leased: the
+     * retry that waits for it holds its lane, and a stop ends it with the gateway's refusal as the reply's error.
+     */
+    Mono<SagaReply<Object>> resend(Intent intent) {
+        return Mono.defer(() -> gateway.send(intent.message(), WaitStage.PROCESSED))
+                .retryWhen(Retry.from(signals -> signals.concatMap(signal -> {
+                    int attempt = (int) Math.min(Integer.MAX_VALUE - 1, signal.totalRetries() + 1);
+                    Throwable error = signal.failure();
+                    return !stopped && retries.shouldRetry(attempt, error)
+                            ? Mono.delay(retries.backoff(attempt), timer)
+                            : Mono.<Long>error(error);
+                })))
+                .map(result -> replyTo(intent, result, null))
+                .onErrorResume(error -> Mono.just(replyTo(intent, null, error)));
+    }
+
+    private static SagaReply<Object> replyTo(Intent intent, @Nullable CommandResult result, @Nullable Throwable error) {
+        SagaCommand command = intent.command();
+        return new SagaReply<>(command.command(), command.target(), command.requestId(), intent.cause(), result, error);
+    }
+
     private void dispatch(Intent intent) {
         ActivityLease lease = stopped ? null : context.tryAcquire();
         if (lease == null) {
@@ -162,9 +189,7 @@ final class SagaOutbox {
             finish(lease);
             return;
         }
-        SagaCommand command = intent.command();
-        SagaReply<Object> reply = new SagaReply<>(
-                command.command(), command.target(), command.requestId(), intent.cause(), result, error);
+        SagaReply<Object> reply = replyTo(intent, result, error);
         target.accept(new LocalExchange<>(reply, intent.cause().aggregateId(), () -> finish(lease), reason -> {
             log.warn("{} dropped {}: the saga's dispatcher did not take it ({})", this, reply, reason.toString());
             finish(lease);

@@ -146,6 +146,7 @@ public final class TrackingProcessor implements RuntimeComponent {
                 builder.laneSettings.retryPolicy(),
                 Clock.systemUTC(),
                 processor::handleMessage,
+                DeadLetterSequencer.noReplies(processor.name()),
                 (stream, error) -> {});
         Map<MaterializedNamedAggregate, BacklogRoute<MessageExchange<Object>>> byType = new HashMap<>();
         Map<MaterializedNamedAggregate, BacklogRoute<MessageExchange<Object>>> operationsByType = new HashMap<>();

@@ -44,10 +44,12 @@ class FencedParkingTest {
             DeadLetterSequencer.Storing.untilStored(PROCESSOR, queue, Duration.ofMillis(10), Schedulers.parallel()),
             RetryPolicy.NONE,
             Clock.systemUTC(),
-            stream -> {
+            message -> {
+                DomainEventStream stream = (DomainEventStream) message;
                 delivered.add(stream.version());
                 return Mono.error(new IllegalStateException("poison v" + stream.version()));
             },
+            DeadLetterSequencer.noReplies(PROCESSOR),
             (stream, error) -> {});
 
     @Test

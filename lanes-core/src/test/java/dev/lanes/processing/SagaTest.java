@@ -10,6 +10,7 @@ import dev.lanes.command.CommandGateway;
 import dev.lanes.command.CommandResult;
 import dev.lanes.command.WaitStage;
 import dev.lanes.dispatch.LaneSettings;
+import dev.lanes.dispatch.RetryPolicy;
 import dev.lanes.event.DomainEventBus;
 import dev.lanes.event.DomainEventBuses;
 import dev.lanes.flow.IntakeGate;
@@ -22,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -137,6 +139,150 @@ class SagaTest {
                 .expectErrorSatisfies(error -> assertThat(error).isSameAs(broken))
                 .verify(TIMEOUT);
         assertThat(gateway.sent).isEmpty();
+    }
+
+    /**
+     * A reply whose handling fails for good heads the saga's sequence of the causing aggregate, in the dead-letter
+     * queue instead of the lane's parking lot; a later reply and a later stream of that aggregate park behind it; a
+     * retry sends each command again with its request id and delivers the replies, then the stream, in order.
+     */
+    @Test
+    void aReplyThatFailsForGoodHeadsTheSagasSequenceAndARetryDeliversItAndWhatParkedBehindItInOrder() {
+        DeadLetterQueue queue = DeadLetterQueues.inMemory();
+        AtomicBoolean compensationFails = new AtomicBoolean(true);
+        events = CompositeEventDispatcher.builder("Events", bus)
+                .schedulerParallelism(2)
+                .settings(LaneSettings.DEFAULT.withRetryPolicy(
+                        RetryPolicy.DEFAULT.withMaxRetries(1).withBackoff(Duration.ZERO, Duration.ZERO)))
+                .deadLetterQueue(queue)
+                .processor(EventProcessor.saga("Reservations", gateway)
+                        .on(ORDER, Placed.class, (placed, saga) -> {
+                            log.add("placed v" + saga.event().version());
+                            saga.send(AggregateId.of(STOCK, placed.item()), new Reserve(placed.item()));
+                            return Mono.empty();
+                        })
+                        .onReply(Reserve.class, (reply, saga) -> {
+                            if (compensationFails.get()) {
+                                throw new IllegalStateException("compensation failed");
+                            }
+                            log.add("reply v" + saga.event().version() + " " + (reply.succeeded() ? "ok" : "failed"));
+                            return Mono.empty();
+                        })
+                        .build())
+                .build();
+        events.prepare(RuntimeContext.standalone()).block(TIMEOUT);
+        events.start();
+        AggregateId order = AggregateId.of(ORDER, "o-1");
+        publish("o-1", 1, "apple");
+        publish("o-1", 2, "pear");
+        await().atMost(TIMEOUT).until(() -> gateway.sent.size() == 2);
+        CommandMessage apple = gateway.sent.get(0);
+        CommandMessage pear = gateway.sent.get(1);
+
+        gateway.fail(apple, new IllegalStateException("out of stock"));
+        await().atMost(TIMEOUT)
+                .until(() -> queue.list("Reservations", order).block(TIMEOUT).size() == 1);
+        gateway.fail(pear, new IllegalStateException("out of stock"));
+        await().atMost(TIMEOUT)
+                .until(() -> queue.list("Reservations", order).block(TIMEOUT).size() == 2);
+        publish("o-1", 3, "plum");
+        await().atMost(TIMEOUT)
+                .until(() -> queue.list("Reservations", order).block(TIMEOUT).size() == 3);
+
+        List<DeadLetter> letters = queue.list("Reservations", order).block(TIMEOUT);
+        assertThat(letters)
+                .extracting(
+                        letter -> letter.reply() == null ? null : letter.reply().requestId())
+                .containsExactly(apple.requestId(), pear.requestId(), null);
+        assertThat(letters).extracting(DeadLetter::attempts).containsExactly(2, 0, 0);
+        assertThat(letters).extracting(letter -> letter.stream().version()).containsExactly(1, 2, 3);
+        assertThat(letters.get(0).reason()).isEqualTo("java.lang.IllegalStateException: compensation failed");
+        assertThat(log).containsExactly("placed v1", "placed v2");
+        assertThat(events.parked()).as("nothing in the lane's parking lot").isEmpty();
+
+        compensationFails.set(false);
+        gateway.answer = message -> Mono.just(new CommandResult(
+                message.messageId(), message.requestId(), message.aggregateId(), WaitStage.PROCESSED, 1, List.of()));
+        RetryOutcome outcome = events.deadLetters().retry("Reservations", order).block(TIMEOUT);
+
+        assertThat(outcome).isEqualTo(new RetryOutcome("Reservations", order, 3, 0, 0, null));
+        assertThat(log).startsWith("placed v1", "placed v2", "reply v1 ok", "reply v2 ok", "placed v3");
+        assertThat(gateway.sent.subList(2, 4))
+                .extracting(CommandMessage::requestId)
+                .containsExactly(apple.requestId(), pear.requestId());
+        await().atMost(TIMEOUT).until(() -> log.contains("reply v3 ok"));
+        assertThat(queue.isParked("Reservations", order)).isFalse();
+    }
+
+    /**
+     * A dead-letter queue that cannot park replies (one that leaves {@link DeadLetterQueue#enqueueReply} to its
+     * default) leaves a reply that fails for good to the lane's parking lot, as before replies were sequenced, and runs
+     * a reply behind a parked sequence instead of refusing it.
+     */
+    @Test
+    void aQueueThatCannotParkRepliesLeavesAFailedReplyToTheParkingLot() {
+        DeadLetterQueue inMemory = DeadLetterQueues.inMemory();
+        DeadLetterQueue streamsOnly = new DeadLetterQueue() {
+            @Override
+            public boolean isParked(String processor, AggregateId aggregateId) {
+                return inMemory.isParked(processor, aggregateId);
+            }
+
+            @Override
+            public Mono<DeadLetter> enqueue(String processor, DomainEventStream stream, String reason, int attempts) {
+                return inMemory.enqueue(processor, stream, reason, attempts);
+            }
+
+            @Override
+            public Mono<DeadLetter> enqueueIfPresent(String processor, DomainEventStream stream, String reason) {
+                return inMemory.enqueueIfPresent(processor, stream, reason);
+            }
+
+            @Override
+            public Mono<List<DeadLetterSequence>> sequences() {
+                return inMemory.sequences();
+            }
+
+            @Override
+            public Mono<List<DeadLetter>> list(String processor, AggregateId aggregateId) {
+                return inMemory.list(processor, aggregateId);
+            }
+
+            @Override
+            public Mono<Void> evict(DeadLetter letter) {
+                return inMemory.evict(letter);
+            }
+
+            @Override
+            public Mono<Void> update(DeadLetter letter) {
+                return inMemory.update(letter);
+            }
+        };
+        events = CompositeEventDispatcher.builder("Events", bus)
+                .schedulerParallelism(2)
+                .settings(LaneSettings.DEFAULT.withRetryPolicy(RetryPolicy.NONE))
+                .deadLetterQueue(streamsOnly)
+                .processor(EventProcessor.saga("Reservations", gateway)
+                        .on(ORDER, Placed.class, (placed, saga) -> {
+                            saga.send(AggregateId.of(STOCK, placed.item()), new Reserve(placed.item()));
+                            return Mono.empty();
+                        })
+                        .onReply(Reserve.class, (reply, saga) -> {
+                            throw new IllegalStateException("compensation failed");
+                        })
+                        .build())
+                .build();
+        events.prepare(RuntimeContext.standalone()).block(TIMEOUT);
+        events.start();
+        publish("o-1", 1, "apple");
+        await().atMost(TIMEOUT).until(() -> gateway.sent.size() == 1);
+
+        gateway.fail(gateway.sent.get(0), new IllegalStateException("out of stock"));
+
+        await().atMost(TIMEOUT).until(() -> events.parked().size() == 1);
+        assertThat(events.parked().get(0).message()).isInstanceOf(SagaReply.class);
+        assertThat(events.parked().get(0).error()).hasMessage("compensation failed");
+        assertThat(inMemory.sequences().block(TIMEOUT)).isEmpty();
     }
 
     private void start(EventProcessor saga) {

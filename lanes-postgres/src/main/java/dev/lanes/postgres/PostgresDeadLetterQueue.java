@@ -8,10 +8,12 @@ import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.processing.DeadLetter;
 import dev.lanes.processing.DeadLetterQueue;
 import dev.lanes.processing.DeadLetterSequence;
+import dev.lanes.processing.ParkedReply;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -29,7 +31,7 @@ import reactor.core.publisher.Mono;
 
 /**
  * A {@link DeadLetterQueue} in PostgreSQL: one row per parked stream in {@code lanes_dead_letters} (schema version 4 of
- * {@link Migrations}; the ownership epochs of version 5, below), keyed by processor, aggregate and sequence index; the stream's events and headers stored as in
+ * {@link Migrations}; the ownership epochs of version 5, below; a saga's parked replies in the columns of version 6), keyed by processor, aggregate and sequence index; the stream's events and headers stored as in
  * {@code lanes_event_streams}, through the same {@link EventSerializer}, with the reason and the attempts.
  *
  * <p><b>Parked check.</b> {@link #isParked} answers from a set of parked sequences in memory: loaded when the queue is
@@ -83,8 +85,11 @@ public final class PostgresDeadLetterQueue implements DeadLetterQueue, AutoClose
     private static final String NEXT_INDEX =
             "coalesce((SELECT max(sequence_index) FROM lanes_dead_letters WHERE " + KEY + "), 0) + 1";
     private static final String INSERT = "INSERT INTO lanes_dead_letters (" + COLUMNS + ", sequence_index, version,"
-            + " stream_id, request_id, command_id, created_at, headers, events, reason, attempts, parked_at)"
-            + " SELECT ?, ?, ?, ?, ?, " + NEXT_INDEX + ", ?, ?, ?, ?, ?, CAST(? AS jsonb), CAST(? AS jsonb), ?, ?, ?";
+            + " stream_id, request_id, command_id, created_at, headers, events, reason, attempts, parked_at,"
+            + " reply_event_sequence, reply_tenant_id, reply_context_name, reply_aggregate_name, reply_aggregate_id,"
+            + " reply_request_id, reply_command)"
+            + " SELECT ?, ?, ?, ?, ?, " + NEXT_INDEX + ", ?, ?, ?, ?, ?, CAST(? AS jsonb), CAST(? AS jsonb), ?, ?, ?,"
+            + " ?, ?, ?, ?, ?, ?, CAST(? AS jsonb)";
     /**
      * Parks behind a sequence only while it has a letter, and locks the letter it finds until the new row is committed:
      * a retry evicting that letter (on any instance) waits for the row, so its next look at the sequence sees it. A
@@ -95,7 +100,9 @@ public final class PostgresDeadLetterQueue implements DeadLetterQueue, AutoClose
             " WHERE EXISTS (SELECT 1 FROM lanes_dead_letters WHERE " + KEY + " FOR KEY SHARE) RETURNING sequence_index";
 
     private static final String LETTER_COLUMNS = "sequence_index, version, stream_id, request_id, command_id,"
-            + " created_at, headers::text, events::text, reason, attempts, parked_at";
+            + " created_at, headers::text, events::text, reason, attempts, parked_at, reply_event_sequence,"
+            + " reply_tenant_id, reply_context_name, reply_aggregate_name, reply_aggregate_id, reply_request_id,"
+            + " reply_command::text";
     private static final String LIST =
             "SELECT " + LETTER_COLUMNS + " FROM lanes_dead_letters WHERE " + KEY + " ORDER BY sequence_index";
     private static final String SEQUENCES =
@@ -251,14 +258,34 @@ public final class PostgresDeadLetterQueue implements DeadLetterQueue, AutoClose
     @Override
     public Mono<DeadLetter> enqueue(
             String processor, DomainEventStream stream, String reason, int attempts, OwnershipFence fence) {
-        return insert(processor, stream, reason, attempts, false, fence);
+        return insert(processor, stream, null, reason, attempts, false, fence);
+    }
+
+    /**
+     * Parks a saga reply (schema version 6): a row whose stream columns hold the cause stream and whose {@code reply_}
+     * columns what reproduces the reply, the command through the queue's {@link EventSerializer}. Not fenced: a reply
+     * comes from the saga's outbox, not from a partition.
+     */
+    @Override
+    public Mono<DeadLetter> enqueueReply(
+            String processor, DomainEventStream cause, ParkedReply reply, String reason, int attempts) {
+        return insert(
+                processor, cause, Objects.requireNonNull(reply, "reply"), reason, attempts, false, OwnershipFence.NONE);
+    }
+
+    /** As {@link #enqueueReply}, only behind an existing head (locked as for a stream). */
+    @Override
+    public Mono<DeadLetter> enqueueReplyIfPresent(
+            String processor, DomainEventStream cause, ParkedReply reply, String reason) {
+        return insert(processor, cause, Objects.requireNonNull(reply, "reply"), reason, 0, true, OwnershipFence.NONE)
+                .switchIfEmpty(Mono.fromRunnable(() -> parked.remove(new Sequence(processor, cause.aggregateId()))));
     }
 
     /** As {@link #enqueue(String, DomainEventStream, String, int, OwnershipFence)}, only behind an existing head. */
     @Override
     public Mono<DeadLetter> enqueueIfPresent(
             String processor, DomainEventStream stream, String reason, OwnershipFence fence) {
-        return insert(processor, stream, reason, 0, true, fence)
+        return insert(processor, stream, null, reason, 0, true, fence)
                 .switchIfEmpty(Mono.fromRunnable(() -> parked.remove(new Sequence(processor, stream.aggregateId()))));
     }
 
@@ -353,6 +380,7 @@ public final class PostgresDeadLetterQueue implements DeadLetterQueue, AutoClose
     private Mono<DeadLetter> insert(
             String processor,
             DomainEventStream stream,
+            @Nullable ParkedReply reply,
             String reason,
             int attempts,
             boolean ifPresent,
@@ -362,6 +390,7 @@ public final class PostgresDeadLetterQueue implements DeadLetterQueue, AutoClose
             requireOpen();
             String headers = codec.encodeHeaders(stream.headers());
             String events = codec.encodeEvents(stream.events());
+            String command = reply == null ? null : codec.encodePayload(reply.command());
             Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
             Sequence sequence = new Sequence(processor, stream.aggregateId());
             return jdbc.call("parking " + stream + " for " + processor, fenced(fence, processor, stream, connection -> {
@@ -379,6 +408,7 @@ public final class PostgresDeadLetterQueue implements DeadLetterQueue, AutoClose
                             insert.setString(i++, reason);
                             insert.setInt(i++, attempts);
                             insert.setObject(i++, utc(now));
+                            i = bindReply(insert, i, reply, command);
                             if (ifPresent) {
                                 bindSequence(insert, i, sequence);
                             }
@@ -390,9 +420,27 @@ public final class PostgresDeadLetterQueue implements DeadLetterQueue, AutoClose
                     .flatMap(Mono::justOrEmpty)
                     .map(index -> {
                         parked.add(sequence);
-                        return new DeadLetter(processor, index, stream, reason, attempts, now);
+                        return new DeadLetter(processor, index, stream, reason, attempts, now, reply);
                     });
         });
+    }
+
+    /** Binds the {@code reply_} columns: all NULL for a stream. */
+    private static int bindReply(
+            PreparedStatement insert, int index, @Nullable ParkedReply reply, @Nullable String command)
+            throws SQLException {
+        if (reply == null || command == null) {
+            insert.setNull(index, Types.INTEGER);
+            for (int i = index + 1; i < index + 7; i++) {
+                insert.setNull(i, Types.VARCHAR);
+            }
+            return index + 7;
+        }
+        insert.setInt(index, reply.causeSequence());
+        int i = PostgresEventStore.bindKey(insert, index + 1, reply.target());
+        insert.setString(i++, reply.requestId());
+        insert.setString(i++, command);
+        return i;
     }
 
     @Override
@@ -451,7 +499,18 @@ public final class PostgresDeadLetterQueue implements DeadLetterQueue, AutoClose
                 stream,
                 rows.getString(9),
                 rows.getInt(10),
-                rows.getObject(11, OffsetDateTime.class).toInstant());
+                rows.getObject(11, OffsetDateTime.class).toInstant(),
+                reply(rows));
+    }
+
+    /** The {@code reply_} columns of a letter (from column 12), or {@code null} for a stream's. */
+    private @Nullable ParkedReply reply(ResultSet rows) throws SQLException {
+        String requestId = rows.getString(17);
+        String command = rows.getString(18);
+        if (requestId == null || command == null) {
+            return null;
+        }
+        return new ParkedReply(rows.getInt(12), aggregateId(rows, 13), codec.decodeLetterPayload(command), requestId);
     }
 
     @Override

@@ -154,6 +154,29 @@ final class StreamCodec {
         }
     }
 
+    /**
+     * A single payload that is not an event (a saga command in a dead letter), in the form of {@link #encodeEvents}: a
+     * one-element array.
+     */
+    String encodePayload(Object payload) {
+        return encodeEvents(List.of(new DomainEvent(1, payload)));
+    }
+
+    /**
+     * What {@link #encodePayload} wrote; one the serializer cannot decode is kept as an {@link UndecodedPayload}, as
+     * by {@link #decodeLetterEvents}.
+     *
+     * @throws EventSerializationException if the JSON is not a one-element array of that form
+     */
+    Object decodeLetterPayload(String json) {
+        List<DomainEvent> decoded = decodeLetterEvents(json);
+        if (decoded.size() != 1) {
+            throw new EventSerializationException(
+                    "A stored payload is not a one-element array", new IllegalStateException(json));
+        }
+        return decoded.get(0).payload();
+    }
+
     private int revision(Object payload) {
         return serializer instanceof JacksonEventSerializer jackson ? jackson.revision(payload) : EventTypes.UNREVISED;
     }

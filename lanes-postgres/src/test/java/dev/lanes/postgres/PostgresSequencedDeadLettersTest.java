@@ -70,6 +70,28 @@ class PostgresSequencedDeadLettersTest extends SequencedDeadLettersContract {
         assertThat(journal().handled("Poisoned", id)).containsExactly(1, 2, 3);
     }
 
+    /**
+     * A saga reply parked in the table outlives its process: a new queue over the same database (a restart) lists it
+     * with what reproduces it, the aggregate's later stream still behind it, and its retry sends the command again with
+     * its request id and delivers the reply, then the later stream.
+     */
+    @Test
+    void aRestartKeepsASagaReplyParkedWithTheStreamsBehindItAndItsRetryDeliversThemInOrder() {
+        AggregateId id = fresh("compensated-restarted");
+        CompositeEventDispatcher before = startSaga(createQueue());
+        List<DeadLetter> parked = parkSagaReply(before, id);
+        before.stopGracefully().block(TIMEOUT);
+
+        CompositeEventDispatcher after = startSaga(createQueue());
+        List<DeadLetter> letters = after.deadLetters().list(SAGA, id).block(TIMEOUT);
+
+        assertThat(letters).isEqualTo(parked);
+        assertThat(letters.get(0).reply()).isNotNull();
+        assertThat(letters.get(0).reply().command()).isEqualTo(new Credit(id.id() + " v1"));
+        assertThat(retryCuredSaga(after, id)).isEqualTo(new RetryOutcome(SAGA, id, 2, 0, 0, null));
+        assertThat(sagaLog(id)).containsExactly("event v1", "reply v1 failed", "event v2", "reply v2 failed");
+    }
+
     @Test
     void aRestartKeepsTheSequencesParkedAndLaterStreamsStayBehindThem() {
         AggregateId id = fresh("restarted");

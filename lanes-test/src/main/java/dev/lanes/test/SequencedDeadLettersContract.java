@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lanes.api.AggregateId;
 import dev.lanes.api.NamedAggregate;
+import dev.lanes.command.CommandGateway;
+import dev.lanes.command.CommandResult;
+import dev.lanes.command.WaitStage;
 import dev.lanes.dispatch.HandlerTimeout;
 import dev.lanes.dispatch.LaneSettings;
 import dev.lanes.dispatch.RetryPolicy;
@@ -14,6 +17,7 @@ import dev.lanes.eventsourcing.EncodedPayload;
 import dev.lanes.eventsourcing.PayloadCodecException;
 import dev.lanes.eventsourcing.UndecodedPayload;
 import dev.lanes.lifecycle.RuntimeContext;
+import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEvent;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.processing.CompositeEventDispatcher;
@@ -22,6 +26,7 @@ import dev.lanes.processing.DeadLetterQueue;
 import dev.lanes.processing.DeadLetterSequence;
 import dev.lanes.processing.DeadLetters;
 import dev.lanes.processing.EventProcessor;
+import dev.lanes.processing.ParkedReply;
 import dev.lanes.processing.ProcessorKind;
 import dev.lanes.processing.RetryOutcome;
 import dev.lanes.test.logging.LogCapture;
@@ -33,8 +38,11 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
@@ -91,6 +99,23 @@ public abstract class SequencedDeadLettersContract {
 
     /** The payload of the test streams. */
     public record Touched(String label) {}
+
+    /** The command the saga {@link #SAGA} sends for each {@link Touched}; the account refuses it. */
+    public record Credit(String label) {}
+
+    /** The saga of the reply tests. */
+    protected static final String SAGA = "Crediting";
+
+    private static final NamedAggregate ACCOUNT = NamedAggregate.of("sales", "account");
+
+    /** The account the saga credits for an order. */
+    protected static final Function<AggregateId, AggregateId> ACCOUNT_OF = order -> AggregateId.of(ACCOUNT, order.id());
+
+    /** Refuses every credit (not a transient failure: the saga replies it at once); records the request ids. */
+    private final RefusingGateway credits = new RefusingGateway();
+
+    private final Map<AggregateId, List<String>> sagaLog = new ConcurrentHashMap<>();
+    private volatile boolean compensationFails;
 
     private final Journal journal = new Journal();
     private final List<CompositeEventDispatcher> started = new ArrayList<>();
@@ -386,6 +411,112 @@ public abstract class SequencedDeadLettersContract {
                 .isEqualTo(new RetryOutcome(POISONED, id, 0, 0, 0, null));
     }
 
+    /**
+     * A saga's reply whose handling fails for good (its compensation throws) is a letter at the head of the saga's
+     * sequence for the aggregate whose event caused the command: that aggregate's later streams for the saga park behind
+     * it, and a retry sends the command again with its request id, delivers the reply, then the later stream, in order.
+     */
+    @Test
+    void aSagaReplyThatFailsForGoodHeadsTheSagasSequenceAndARetryDeliversItThenTheLaterStreamsInOrder() {
+        AggregateId id = fresh("compensated");
+        CompositeEventDispatcher side = startSaga(createQueue());
+
+        List<DeadLetter> letters = parkSagaReply(side, id);
+
+        DeadLetter head = letters.get(0);
+        ParkedReply reply = Objects.requireNonNull(head.reply());
+        assertThat(head.stream().version()).isEqualTo(1);
+        assertThat(head.attempts()).isEqualTo(2);
+        assertThat(head.reason()).isEqualTo("java.lang.IllegalStateException: compensation failed for " + id + " v1");
+        assertThat(reply.command()).isEqualTo(new Credit(id.id() + " v1"));
+        assertThat(reply.target()).isEqualTo(ACCOUNT_OF.apply(id));
+        assertThat(reply.requestId()).isEqualTo(credits.requestIds().get(0));
+        assertThat(reply.causeSequence()).isEqualTo(1);
+        assertThat(letters.get(1).isReply()).isFalse();
+        assertThat(letters.get(1).stream().version()).isEqualTo(2);
+
+        RetryOutcome outcome = retryCuredSaga(side, id);
+
+        assertThat(outcome).isEqualTo(new RetryOutcome(SAGA, id, 2, 0, 0, null));
+        assertThat(sagaLog(id)).containsExactly("event v1", "reply v1 failed", "event v2", "reply v2 failed");
+    }
+
+    /**
+     * Parks a saga reply for {@code id}'s v1 with v2 behind it: every command the saga sends is refused, and its reply
+     * function fails until {@link #retryCuredSaga}. Returns the letters, head first.
+     */
+    protected final List<DeadLetter> parkSagaReply(CompositeEventDispatcher side, AggregateId id) {
+        compensationFails = true;
+        publish(id, 1);
+        List<DeadLetter> head = awaitParked(SAGA, side.deadLetters(), id, 1);
+        publish(id, 2);
+        List<DeadLetter> letters = awaitParked(SAGA, side.deadLetters(), id, 2);
+        assertThat(head.get(0).isReply()).isTrue();
+        assertThat(sagaLog(id)).containsExactly("event v1");
+        assertThat(credits.requestIds()).hasSize(1);
+        return letters;
+    }
+
+    /**
+     * Lets the saga's reply function succeed, retries {@code id}'s sequence, and checks that the command was sent again
+     * with the same request id; v2's reply (the command of its event) follows outside the retry.
+     */
+    protected final RetryOutcome retryCuredSaga(CompositeEventDispatcher side, AggregateId id) {
+        compensationFails = false;
+        RetryOutcome outcome = side.deadLetters().retry(SAGA, id).block(TIMEOUT);
+        assertThat(side.deadLetters().list(SAGA, id).block(TIMEOUT)).isEmpty();
+        Awaitility.await().atMost(TIMEOUT).until(() -> sagaLog(id).size() == 4);
+        List<String> requestIds = credits.requestIds();
+        assertThat(requestIds).hasSize(3);
+        assertThat(requestIds.get(1)).as("sent again with its request id").isEqualTo(requestIds.get(0));
+        return Objects.requireNonNull(outcome);
+    }
+
+    /** What the saga did for {@code id}, in order. */
+    protected final List<String> sagaLog(AggregateId id) {
+        return List.copyOf(sagaLog.getOrDefault(id, List.of()));
+    }
+
+    /** An event side running only the saga {@link #SAGA} over {@code queue}. */
+    protected final CompositeEventDispatcher startSaga(DeadLetterQueue queue) {
+        bus = DomainEventBuses.inMemory();
+        CompositeEventDispatcher side = CompositeEventDispatcher.builder("SagaSide", bus)
+                .processor(EventProcessor.saga(SAGA, credits)
+                        .on(ORDER, Touched.class, (event, saga) -> {
+                            AggregateId id = saga.event().aggregateId();
+                            logSaga(id, "event v" + saga.event().version());
+                            saga.send(ACCOUNT_OF.apply(id), new Credit(event.label()));
+                            return Mono.empty();
+                        })
+                        .onReply(
+                                Credit.class,
+                                (reply, saga) -> Mono.fromRunnable(() -> {
+                                    AggregateId id = saga.event().aggregateId();
+                                    if (compensationFails) {
+                                        throw new IllegalStateException("compensation failed for " + id + " v"
+                                                + saga.event().version());
+                                    }
+                                    logSaga(
+                                            id,
+                                            "reply v" + saga.event().version()
+                                                    + (reply.succeeded() ? " ok" : " failed"));
+                                }))
+                        .build())
+                .settings(LaneSettings.DEFAULT.withRetryPolicy(
+                        RetryPolicy.DEFAULT.withMaxRetries(1).withBackoff(Duration.ZERO, Duration.ZERO)))
+                .deadLetterQueue(queue)
+                .schedulerParallelism(2)
+                .build();
+        side.prepare(RuntimeContext.standalone()).block(TIMEOUT);
+        side.start();
+        started.add(side);
+        return side;
+    }
+
+    private void logSaga(AggregateId id, String line) {
+        sagaLog.computeIfAbsent(id, key -> new CopyOnWriteArrayList<>()).add(line);
+    }
+
     /** For restart tests: a new event side over a queue that must still hold what an earlier one parked. */
     protected final CompositeEventDispatcher start(DeadLetterQueue queue) {
         return start(queue, HandlerTimeout.DEFAULT);
@@ -460,9 +591,14 @@ public abstract class SequencedDeadLettersContract {
 
     /** Waits until the sequence holds {@code size} letters; returns them, head first. */
     protected static List<DeadLetter> awaitParked(DeadLetters deadLetters, AggregateId id, int size) {
+        return awaitParked(POISONED, deadLetters, id, size);
+    }
+
+    /** Waits until {@code processor}'s sequence holds {@code size} letters; returns them, head first. */
+    protected static List<DeadLetter> awaitParked(String processor, DeadLetters deadLetters, AggregateId id, int size) {
         return Awaitility.await()
                 .atMost(TIMEOUT)
-                .until(() -> deadLetters.list(POISONED, id).block(TIMEOUT), letters -> letters.size() == size);
+                .until(() -> deadLetters.list(processor, id).block(TIMEOUT), letters -> letters.size() == size);
     }
 
     private EventProcessor processor(String name, boolean failing) {
@@ -519,6 +655,28 @@ public abstract class SequencedDeadLettersContract {
                 List.of(new DomainEvent(1, payload)),
                 stream.createdAt(),
                 stream.headers());
+    }
+
+    /** Refuses every command with an {@link IllegalStateException}; records each request id sent, in order. */
+    private static final class RefusingGateway implements CommandGateway {
+        private final List<String> requestIds = new CopyOnWriteArrayList<>();
+
+        List<String> requestIds() {
+            return List.copyOf(requestIds);
+        }
+
+        @Override
+        public Mono<CommandResult> send(CommandMessage command, WaitStage waitStage) {
+            return Mono.defer(() -> {
+                requestIds.add(command.requestId());
+                return Mono.error(new IllegalStateException("insufficient funds for " + command.aggregateId()));
+            });
+        }
+
+        @Override
+        public Mono<CommandResult> send(CommandMessage command, WaitStage waitStage, Duration timeout) {
+            return send(command, waitStage);
+        }
     }
 
     /** Forwards everything but {@link #evict}, which it drops. */

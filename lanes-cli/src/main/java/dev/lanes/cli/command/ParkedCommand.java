@@ -117,9 +117,15 @@ final class ParkedCommand {
             if (letters.isEmpty()) {
                 out.println("Nothing is parked for " + options.aggregateId() + " in " + options.processor() + ".");
             }
+            // a saga's reply letter: v is the version of the stream whose event caused the command
             letters.forEach(letter -> out.printf(
-                    "#%d v%d, %d attempt(s), parked %s: %s%n",
-                    letter.index(), letter.stream().version(), letter.attempts(), letter.parkedAt(), letter.reason()));
+                    "#%d v%d%s, %d attempt(s), parked %s: %s%n",
+                    letter.index(),
+                    letter.stream().version(),
+                    letter.reply() == null ? "" : " " + letter.reply(),
+                    letter.attempts(),
+                    letter.parkedAt(),
+                    letter.reason()));
         }
     }
 

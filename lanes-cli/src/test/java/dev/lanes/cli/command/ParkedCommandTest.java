@@ -9,6 +9,7 @@ import dev.lanes.kafka.TestPostgres;
 import dev.lanes.messaging.DomainEvent;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.postgres.PostgresDeadLetterQueue;
+import dev.lanes.processing.ParkedReply;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -78,6 +79,39 @@ class ParkedCommandTest {
             assertThat(lines.get(1)).startsWith("#2 v3, 0 attempt(s)");
             assertThat(lines.get(2)).startsWith("#3 v4, 0 attempt(s)");
         });
+    }
+
+    /** A saga's reply letter is listed as a reply, after the version of the stream whose event caused its command. */
+    @Test
+    void listShowsASagaReplyLetterAsAReplyToItsCommand() {
+        AggregateId order = AggregateId.of(NamedAggregate.of("bank", "transfer"), "t-" + UUID.randomUUID());
+        DomainEventStream cause = new DomainEventStream(
+                UUID.randomUUID().toString(),
+                order,
+                1,
+                "request-1",
+                "command-1",
+                List.of(new DomainEvent(1, new Noted("transfer"))),
+                Instant.now().truncatedTo(ChronoUnit.MICROS),
+                Map.of());
+        queue.enqueueReply(
+                        "Transfers",
+                        cause,
+                        new ParkedReply(1, account, new Noted("credit"), "saga:Transfers:x/1:1"),
+                        "java.lang.IllegalStateException: compensation failed",
+                        2)
+                .block(TIMEOUT);
+
+        Cli.Result letters = Cli.run(
+                "parked", "list", "--jdbc-url", url(), "--processor", "Transfers", "--aggregate", order.toString());
+
+        assertThat(letters.exitCode()).as(letters.err()).isZero();
+        assertThat(letters.out().lines())
+                .singleElement()
+                .satisfies(line -> assertThat(line)
+                        .startsWith("#1 v1 reply to Noted for " + account
+                                + " (request saga:Transfers:x/1:1, cause event 1), 2 attempt(s), parked ")
+                        .endsWith(": java.lang.IllegalStateException: compensation failed"));
     }
 
     @Test
