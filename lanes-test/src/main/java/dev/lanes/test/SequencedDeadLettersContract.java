@@ -221,6 +221,31 @@ public abstract class SequencedDeadLettersContract {
         assertThat(journal.handled(POISONED, id)).containsExactly(1, 2, 3);
     }
 
+    /**
+     * A queue shared with other processors (a tracking processor, another service) holds sequences this side does not
+     * run: replaying its parked streams retries its own and leaves those alone, instead of failing on them.
+     */
+    @Test
+    void replayingParkedStreamsLeavesTheSequencesOfProcessorsThisSideDoesNotRun() {
+        AggregateId elsewhere = fresh("elsewhere");
+        AggregateId id = fresh("replayed-own");
+        DeadLetterQueue queue = createQueue();
+        DeadLetter foreign = queue.enqueue("Elsewhere", stream(elsewhere, 1), "java.lang.IllegalStateException: x", 1)
+                .block(TIMEOUT);
+        poison(id, 2);
+        CompositeEventDispatcher side = start(queue);
+        publish(id, 1, 2, 3);
+        awaitParked(side.deadLetters(), id, 2);
+
+        cure();
+        Integer replayed = side.replayParked().block(TIMEOUT);
+
+        assertThat(replayed).isGreaterThanOrEqualTo(2);
+        assertThat(journal.handled(POISONED, id)).containsExactly(1, 2, 3);
+        assertThat(queue.list("Elsewhere", elsewhere).block(TIMEOUT)).containsExactly(foreign);
+        queue.evict(Objects.requireNonNull(foreign)).block(TIMEOUT);
+    }
+
     @Test
     void streamsArrivingWhileARetryRunsWaitForItAndFollowInOrder() {
         AggregateId id = fresh("raced");
