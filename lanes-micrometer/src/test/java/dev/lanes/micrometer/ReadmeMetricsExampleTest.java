@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 
-/** The README's metrics example, compiled and run: the command and event sides and the runtime, measured. */
+/** The metrics example of docs/use-in-your-project.md, compiled and run: the command and event sides and the runtime, measured. */
 class ReadmeMetricsExampleTest {
     static final NamedAggregate COUNTER = NamedAggregate.of("demo", "counter");
 
@@ -40,7 +40,7 @@ class ReadmeMetricsExampleTest {
                         (event, context) -> Mono.fromRunnable(() -> total.addAndGet(event.by())))
                 .build();
 
-        // README: Use it in your project / metrics
+        // docs/use-in-your-project.md: metrics
         MeterRegistry registry = new SimpleMeterRegistry(); // your application's registry
         Lanes lanes = Lanes.builder()
                 .aggregate(counter)
@@ -49,7 +49,7 @@ class ReadmeMetricsExampleTest {
                 .metrics(LanesMicrometer.dispatcherMetrics(registry))
                 .build();
         LanesMicrometer.runtimeMetrics(lanes.runtime()).bindTo(registry); // lanes.runtime.*
-        // end of the README example
+        // end of the docs example
 
         LanesRuntime runtime = lanes.runtime();
         lanes.start(Duration.ofSeconds(10));

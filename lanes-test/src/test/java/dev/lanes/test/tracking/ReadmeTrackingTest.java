@@ -17,7 +17,7 @@ import dev.lanes.processing.TrackingProcessor;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** The README's "Adding a projection to a running system", compiled and run as written there. */
+/** docs/guide.md ("Adding a projection to a running system"), compiled and run as written there. */
 class ReadmeTrackingTest {
 
     @Test
@@ -35,7 +35,7 @@ class ReadmeTrackingTest {
                     .send(Bank.account("acc-1"), new Deposit(100), WaitStage.PROCESSED)
                     .block();
         }
-        // --- README snippet: from here
+        // --- docs/guide.md snippet: from here
         CheckpointStore checkpoints = CheckpointStores.inMemory(); // or store.checkpointStore() on PostgreSQL
         BalanceProjection balances = new BalanceProjection(); // new: it has never seen an event
         try (Lanes lanes = Lanes.builder()
@@ -50,7 +50,7 @@ class ReadmeTrackingTest {
             lanes.gateway()
                     .send(Bank.account("acc-1"), new Deposit(50), WaitStage.PROCESSED)
                     .block();
-            // --- README snippet: to here (and the closing brace); the assertions are the test's
+            // --- docs/guide.md snippet: to here (and the closing brace); the assertions are the test's
             await().atMost(Duration.ofSeconds(30))
                     .untilAsserted(() -> assertThat(balances.rows().get("acc-1"))
                             .isNotNull()
