@@ -37,4 +37,13 @@ public interface CheckpointStore {
 
     /** Gives up the claim if {@code owner} holds it, so another instance may take it at once. */
     Mono<Void> release(String processor, String owner);
+
+    /**
+     * Whether the checkpoints outlive the process. {@code true} unless the store says otherwise; the in-memory store
+     * says {@code false}. A tracking processor with a durable checkpoint store and a dead-letter queue that is not
+     * durable warns at start: after a restart its checkpoint is past streams whose letters are gone.
+     */
+    default boolean durable() {
+        return true;
+    }
 }

@@ -96,4 +96,10 @@ final class InMemoryCheckpointStore implements CheckpointStore {
             return "InMemoryCheckpointStore[" + entries.size() + " processor(s)]";
         }
     }
+
+    /** Lost with the process. */
+    @Override
+    public boolean durable() {
+        return false;
+    }
 }

@@ -1,28 +1,16 @@
 package dev.lanes.processing;
 
-import dev.lanes.api.AggregateId;
 import dev.lanes.dispatch.MessageExchange;
 
-/**
- * A saga reply in its lane, counting the attempts the lane makes, so the last one can park it as a dead letter (see
- * {@link DeadLetterSequencer#handleReply}) before the reply is acknowledged to its outbox. Its lane runs one attempt at
- * a time, and hands the lane from one attempt to the next through a worker queue or a scheduled retry, which orders the
- * count's updates.
- */
-final class AttemptedReply implements MessageExchange<Object> {
-    private final MessageExchange<Object> delivered;
+/** A saga reply in its lane (see {@link Attempted}); parked by {@link DeadLetterSequencer#handleReply}. */
+final class AttemptedReply extends Attempted<Object> {
     private final SagaReply<?> reply;
-    private int attempts;
-    /** Written by the lane's handler before its {@code Mono} completes, read by the dispatcher after. */
-    private volatile boolean setAside;
-    /** Set by the lane's handler while the dead-letter queue stores the reply; read by the handler-timeout sweep. */
-    private volatile boolean storing;
 
     AttemptedReply(MessageExchange<Object> delivered) {
+        super(delivered);
         if (!(delivered.message() instanceof SagaReply<?> carried)) {
             throw new IllegalArgumentException("not a saga reply: " + delivered);
         }
-        this.delivered = delivered;
         this.reply = carried;
     }
 
@@ -30,58 +18,8 @@ final class AttemptedReply implements MessageExchange<Object> {
         return reply;
     }
 
-    /** The reply went to the dead-letter queue instead of the saga: the dispatcher counts it as parked. */
-    void markSetAside() {
-        setAside = true;
-    }
-
-    @Override
-    public boolean setAside() {
-        return setAside;
-    }
-
-    /** While the queue stores the reply (retried until it is stored), the lane's handler timeout does not apply. */
-    void storing(boolean storing) {
-        this.storing = storing;
-    }
-
-    @Override
-    public boolean handlerTimed() {
-        return !storing;
-    }
-
-    /** Counts one more attempt; returns its number, from 1. */
-    int nextAttempt() {
-        return ++attempts;
-    }
-
     @Override
     public Object message() {
         return reply;
-    }
-
-    @Override
-    public AggregateId aggregateId() {
-        return delivered.aggregateId();
-    }
-
-    @Override
-    public void acknowledge() {
-        delivered.acknowledge();
-    }
-
-    @Override
-    public void reject(Throwable reason) {
-        delivered.reject(reason);
-    }
-
-    @Override
-    public boolean mayBeRedelivered() {
-        return delivered.mayBeRedelivered();
-    }
-
-    @Override
-    public String toString() {
-        return delivered.toString();
     }
 }

@@ -156,4 +156,12 @@ public interface DeadLetterQueue {
      * @throws RuntimeException the queue's usual failure when it cannot read its store
      */
     default void reload() {}
+
+    /**
+     * Whether the parked letters outlive the process. {@code true} unless the queue says otherwise; the in-memory queue
+     * says {@code false} (see {@link dev.lanes.eventsourcing.CheckpointStore#durable()} for what checks it).
+     */
+    default boolean durable() {
+        return true;
+    }
 }

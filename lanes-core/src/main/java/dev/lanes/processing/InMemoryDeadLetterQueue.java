@@ -133,4 +133,10 @@ final class InMemoryDeadLetterQueue implements DeadLetterQueue {
     }
 
     private record SequenceKey(String processor, AggregateId aggregateId) {}
+
+    /** Lost with the process. */
+    @Override
+    public boolean durable() {
+        return false;
+    }
 }

@@ -289,6 +289,15 @@ public final class TrackingProcessor implements RuntimeComponent {
     @Override
     public void start() {
         lifecycle.started();
+        if (checkpoints.durable() && !queue.durable()) {
+            log.warn(
+                    "{} keeps its checkpoint in {} but parks in {}, which is lost with the process: after a restart"
+                            + " the checkpoint is past the streams it parked, and they are not delivered again; give it"
+                            + " a durable dead-letter queue (PostgresDeadLetterQueue)",
+                    name(),
+                    checkpoints,
+                    queue);
+        }
         group.start();
         reading = true;
         polling.start();

@@ -6,7 +6,10 @@ import java.util.List;
 import java.util.Set;
 import reactor.core.publisher.Mono;
 
-/** A queue that forwards everything to another; tests override what they make fail or watch. */
+/**
+ * A queue that forwards the operations every queue implements to another; the ones the interface defaults (fenced
+ * parking, replies, discard, claim, reload) keep their defaults. Tests override what they make fail or watch.
+ */
 abstract class ForwardingDeadLetterQueue implements DeadLetterQueue {
     final DeadLetterQueue queue;
 

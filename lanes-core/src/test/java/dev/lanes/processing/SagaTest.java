@@ -222,42 +222,8 @@ class SagaTest {
     @Test
     void aQueueThatCannotParkRepliesLeavesAFailedReplyToTheParkingLot() {
         DeadLetterQueue inMemory = DeadLetterQueues.inMemory();
-        DeadLetterQueue streamsOnly = new DeadLetterQueue() {
-            @Override
-            public boolean isParked(String processor, AggregateId aggregateId) {
-                return inMemory.isParked(processor, aggregateId);
-            }
-
-            @Override
-            public Mono<DeadLetter> enqueue(String processor, DomainEventStream stream, String reason, int attempts) {
-                return inMemory.enqueue(processor, stream, reason, attempts);
-            }
-
-            @Override
-            public Mono<DeadLetter> enqueueIfPresent(String processor, DomainEventStream stream, String reason) {
-                return inMemory.enqueueIfPresent(processor, stream, reason);
-            }
-
-            @Override
-            public Mono<List<DeadLetterSequence>> sequences() {
-                return inMemory.sequences();
-            }
-
-            @Override
-            public Mono<List<DeadLetter>> list(String processor, AggregateId aggregateId) {
-                return inMemory.list(processor, aggregateId);
-            }
-
-            @Override
-            public Mono<Void> evict(DeadLetter letter) {
-                return inMemory.evict(letter);
-            }
-
-            @Override
-            public Mono<Void> update(DeadLetter letter) {
-                return inMemory.update(letter);
-            }
-        };
+        // forwards the stream operations only: enqueueReply keeps its default
+        DeadLetterQueue streamsOnly = new ForwardingDeadLetterQueue(inMemory) {};
         events = CompositeEventDispatcher.builder("Events", bus)
                 .schedulerParallelism(2)
                 .settings(LaneSettings.DEFAULT.withRetryPolicy(RetryPolicy.NONE))

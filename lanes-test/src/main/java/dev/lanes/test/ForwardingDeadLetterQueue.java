@@ -10,8 +10,9 @@ import java.util.Set;
 import reactor.core.publisher.Mono;
 
 /**
- * A dead-letter queue that forwards every operation to another: extend it to make one operation fail, slow or watched in
- * a test, and leave the rest as the real queue does them.
+ * A dead-letter queue that forwards the operations every queue implements to another: extend it to make one of them
+ * fail, slow or watched in a test. The operations the interface defaults (fenced parking, replies, discard, claim,
+ * reload) keep their defaults.
  */
 public abstract class ForwardingDeadLetterQueue implements DeadLetterQueue {
     protected final DeadLetterQueue queue;
