@@ -21,6 +21,7 @@ import dev.lanes.internal.route.BoundedRoute;
 import dev.lanes.lifecycle.GracefullyStoppable;
 import dev.lanes.lifecycle.RuntimeComponent;
 import dev.lanes.modeling.AggregateDefinition;
+import dev.lanes.processing.CommandDeadLetters;
 import dev.lanes.processing.CompositeEventDispatcher;
 import dev.lanes.processing.DeadLetterQueue;
 import dev.lanes.processing.DeadLetterQueues;
@@ -107,7 +108,7 @@ public final class Lanes implements GracefullyStoppable {
     private final EventStore eventStore;
     private final CommandDispatcher commands;
     private final @Nullable CompositeEventDispatcher events;
-    private final @Nullable DeadLetters deadLetters;
+    private final DeadLetters deadLetters;
 
     private Lanes(
             LanesRuntime runtime,
@@ -116,7 +117,7 @@ public final class Lanes implements GracefullyStoppable {
             EventStore eventStore,
             CommandDispatcher commands,
             @Nullable CompositeEventDispatcher events,
-            @Nullable DeadLetters deadLetters) {
+            DeadLetters deadLetters) {
         this.runtime = runtime;
         this.gateway = gateway;
         this.results = results;
@@ -162,15 +163,12 @@ public final class Lanes implements GracefullyStoppable {
     }
 
     /**
-     * The parked event streams of every processor, fed by the bus or tracking the store: list, retry and skip them per
-     * processor and aggregate (see {@link DeadLetters}); a retry runs in the lane of the processor it names.
-     *
-     * @throws IllegalStateException if no processor was registered (nothing can be parked)
+     * The parked event streams of every processor, fed by the bus or tracking the store, and the parked commands of
+     * every aggregate type (processor {@code commands:<type>}, see {@link CommandDeadLetters}): list, retry and skip
+     * them per processor and aggregate (see {@link DeadLetters}); a processor's retry runs in its lane, a command's is
+     * sent again through the gateway.
      */
     public DeadLetters deadLetters() {
-        if (deadLetters == null) {
-            throw new IllegalStateException(runtime + " has no event processor: it parks no event streams");
-        }
         return deadLetters;
     }
 
@@ -424,7 +422,11 @@ public final class Lanes implements GracefullyStoppable {
             return this;
         }
 
-        /** Where commands go whose retries ran out; a new {@link ParkingLots#inMemory()} unless set. */
+        /**
+         * Where commands go whose retries ran out when the {@link #deadLetterQueue} cannot park commands (a queue that
+         * does not implement {@code enqueueCommand}); a new {@link ParkingLots#inMemory()} unless set. Every queue Lanes
+         * ships parks them as dead letters (see {@link CommandDeadLetters}).
+         */
         public Builder commandParkingLot(ParkingLot parkingLot) {
             this.commandParkingLot = Objects.requireNonNull(parkingLot, "commandParkingLot");
             return this;
@@ -532,7 +534,9 @@ public final class Lanes implements GracefullyStoppable {
                         + " and " + EVENT_DISPATCHER + " (" + commandSchedulers
                         + "); each dispatcher owns and stops its own: return a new one per call");
             }
-            CommandDispatcher commands = commandDispatcher(commandBus, store, bus, results, commandSchedulers);
+            CommandDeadLetters commandLetters = CommandDeadLetters.create(queue, gateway, aggregates.keySet(), timer);
+            CommandDispatcher commands =
+                    commandDispatcher(commandBus, store, bus, results, commandSchedulers, commandLetters);
             @Nullable
             CompositeEventDispatcher events =
                     eventSchedulers == null ? null : eventDispatcher(bus, results, made, queue, eventSchedulers);
@@ -546,8 +550,16 @@ public final class Lanes implements GracefullyStoppable {
                 ordered.add(events);
             }
             ordered.addAll(tracking);
+            ordered.add(commandLetters); // stopped first: no requested retry is taken once the runtime stops
             LanesRuntime runtime = new LanesRuntime(ordered, shutdownTimeout, quietPeriod, timer);
-            return new Lanes(runtime, gateway, results, store, commands, events, deadLetters(queue, events, tracking));
+            return new Lanes(
+                    runtime,
+                    gateway,
+                    results,
+                    store,
+                    commands,
+                    events,
+                    deadLetters(queue, events, tracking, commandLetters));
         }
 
         private List<TrackingProcessor> trackingProcessors(
@@ -577,13 +589,14 @@ public final class Lanes implements GracefullyStoppable {
             return made;
         }
 
-        /** The event side's, or with tracking processors, theirs and its over the one queue. */
-        private static @Nullable DeadLetters deadLetters(
-                DeadLetterQueue queue, @Nullable CompositeEventDispatcher events, List<TrackingProcessor> tracking) {
-            if (tracking.isEmpty()) {
-                return events == null ? null : events.deadLetters();
-            }
+        /** The command side's, the event side's and the tracking processors' over the one queue. */
+        private static DeadLetters deadLetters(
+                DeadLetterQueue queue,
+                @Nullable CompositeEventDispatcher events,
+                List<TrackingProcessor> tracking,
+                CommandDeadLetters commands) {
             List<DeadLetters> parts = new ArrayList<>();
+            parts.add(commands);
             if (events != null) {
                 parts.add(events.deadLetters());
             }
@@ -647,9 +660,11 @@ public final class Lanes implements GracefullyStoppable {
                 EventStore store,
                 DomainEventBus bus,
                 CommandResults results,
-                AggregateSchedulerSupplier owned) {
+                AggregateSchedulerSupplier owned,
+                CommandDeadLetters letters) {
             CommandDispatcher.Builder builder = CommandDispatcher.builder(commandBus, store, bus, results)
                     .name(COMMAND_DISPATCHER)
+                    .parking(letters::parking)
                     .snapshotStore(snapshotStore)
                     .settings(commandSettings)
                     .metrics(metrics)

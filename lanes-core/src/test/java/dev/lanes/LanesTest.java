@@ -155,11 +155,13 @@ class LanesTest {
             assertThat(second.version()).isEqualTo(2);
             assertThat(report.graceful()).as(report.toString()).isTrue();
             assertThat(report.components())
-                    .as("the command side first, so the event side drains last")
+                    .as("the command side first, so the event side drains last; the command dead letters' polling"
+                            + " stops first")
                     .extracting(ComponentReport::name, ComponentReport::outcome)
                     .containsExactly(
                             org.assertj.core.groups.Tuple.tuple("CommandDispatcher", ComponentReport.Outcome.DRAINED),
-                            org.assertj.core.groups.Tuple.tuple("EventDispatcher", ComponentReport.Outcome.DRAINED));
+                            org.assertj.core.groups.Tuple.tuple("EventDispatcher", ComponentReport.Outcome.DRAINED),
+                            org.assertj.core.groups.Tuple.tuple("CommandDeadLetters", ComponentReport.Outcome.DRAINED));
             assertThat(lanes.eventStore()
                             .load(cart, 1)
                             .map(DomainEventStream::version)
@@ -193,7 +195,7 @@ class LanesTest {
             assertThat(lanes.runtime().state()).isEqualTo(LanesRuntime.State.STOPPED);
             assertThat(lanes.runtime().shutdown().block(TIMEOUT).components())
                     .extracting(ComponentReport::name)
-                    .containsExactly("CommandDispatcher");
+                    .containsExactly("CommandDispatcher", "CommandDeadLetters");
             assertThat(store.load(AggregateId.of(CART, "c-2"), 1).count().block(TIMEOUT))
                     .isOne();
         }
@@ -213,7 +215,8 @@ class LanesTest {
 
             assertThat(lanes.runtime().shutdown().block(TIMEOUT).components())
                     .extracting(ComponentReport::name)
-                    .containsExactly("connection", "consumers", "CommandDispatcher", "EventDispatcher");
+                    .containsExactly(
+                            "connection", "consumers", "CommandDispatcher", "EventDispatcher", "CommandDeadLetters");
             assertThat(calls)
                     .containsExactly(
                             "prepare:connection",
@@ -351,7 +354,7 @@ class LanesTest {
             assertThat(report.components())
                     .extracting(ComponentReport::name)
                     .as("the pool first, so the runtime, stopping in reverse order, stops it last")
-                    .containsExactly("Workers", "CommandDispatcher", "EventDispatcher");
+                    .containsExactly("Workers", "CommandDispatcher", "EventDispatcher", "CommandDeadLetters");
             assertThat(report.components())
                     .allMatch(component -> component.outcome() == ComponentReport.Outcome.DRAINED);
             // the pool has terminated; its last thread may still be on its way out of run()
@@ -543,7 +546,8 @@ class LanesTest {
             await().atMost(TIMEOUT)
                     .until(() -> queue.list("TrackedCarts", cart).block(TIMEOUT).size() == 2);
             assertThat(trackedQuantities).as("the plum waits behind the pear").containsExactly(1);
-            assertThat(lanes.deadLetters().processors()).containsExactlyInAnyOrder("CartItems", "TrackedCarts");
+            assertThat(lanes.deadLetters().processors())
+                    .containsExactlyInAnyOrder("CartItems", "TrackedCarts", "commands:shop.cart");
             assertThat(lanes.deadLetters().sequences().block(TIMEOUT))
                     .extracting(DeadLetterSequence::processor)
                     .containsExactly("TrackedCarts");

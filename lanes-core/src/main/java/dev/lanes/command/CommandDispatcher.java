@@ -1,8 +1,10 @@
 package dev.lanes.command;
 
 import dev.lanes.api.LanesException;
+import dev.lanes.api.MaterializedNamedAggregate;
 import dev.lanes.dispatch.AggregateDispatcher;
 import dev.lanes.dispatch.DispatcherMetrics;
+import dev.lanes.dispatch.ExchangeHandler;
 import dev.lanes.dispatch.HandlerTimeout;
 import dev.lanes.dispatch.HandlerTimeoutException;
 import dev.lanes.dispatch.LaneSettings;
@@ -26,6 +28,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -37,7 +40,9 @@ import reactor.core.publisher.Mono;
  * <p>Per command, in its aggregate's lane: load (cache, or snapshot + tail) -> decide -> evolve -> append -> publish to
  * the {@link DomainEventBus} (only after the append succeeded) -> report to {@link CommandResults}. A version conflict
  * (another instance wrote first) evicts the cached state and is retried by the lane's retry policy; a command whose
- * retries are exhausted is parked and its sender gets the last error.
+ * retries are exhausted is parked and its sender gets the last error: with a {@link CommandParking} (as {@code Lanes}
+ * wires it) durably in the dead-letter queue, and the aggregate's later commands are parked behind it until its sequence
+ * is retried or skipped; without one in the {@link ParkingLot}, in memory, holding nothing.
  *
  * <p>Flow control: a lane never waits for the event side (publishing does not wait for a consumer group). Instead,
  * new commands of a type are taken from the bus only while the event bus's intake gate of that type is open, and not
@@ -104,9 +109,18 @@ public final class CommandDispatcher implements GroupedComponent {
             Flux<MessageExchange<CommandMessage>> commands = builder.commandBus.receive(
                     definition.namedAggregate(),
                     builder.eventBus.intakeGate(definition.namedAggregate()).and(front));
+            ExchangeHandler<CommandMessage> handler = processor::handle;
+            if (builder.parking != null) {
+                CommandParking parking = Objects.requireNonNull(
+                        builder.parking.apply(definition.namedAggregate()),
+                        () -> "the command parking for " + definition.namedAggregate() + " is null");
+                handler =
+                        new ParkingCommandHandler(processor, parking, builder.settings.retryPolicy(), builder.results);
+                commands = commands.map(AttemptedCommand::new);
+            }
             dispatchers.add(AggregateDispatcher.<CommandMessage>builder(name, definition.namedAggregate())
                     .source(commands)
-                    .handler(processor::handle)
+                    .handler(handler)
                     .schedulers(schedulers)
                     .settings(builder.settings)
                     .parkingLot(parkingLot)
@@ -185,6 +199,7 @@ public final class CommandDispatcher implements GroupedComponent {
         private int schedulerParallelism = reactor.core.scheduler.Schedulers.DEFAULT_POOL_SIZE;
         private DispatcherMetrics metrics = DispatcherMetrics.NONE;
         private ParkingLot parkingLot = ParkingLots.inMemory();
+        private @Nullable Function<? super MaterializedNamedAggregate, ? extends CommandParking> parking;
         private @Nullable AggregateSchedulerSupplier schedulers;
 
         private Builder(CommandBus commandBus, EventStore eventStore, DomainEventBus eventBus, CommandResults results) {
@@ -248,6 +263,16 @@ public final class CommandDispatcher implements GroupedComponent {
 
         public Builder metrics(DispatcherMetrics metrics) {
             this.metrics = Objects.requireNonNull(metrics, "metrics");
+            return this;
+        }
+
+        /**
+         * Parks each aggregate type's commands whose retries are exhausted through the {@link CommandParking} this gives
+         * for the type, and holds an aggregate's later commands behind them; the {@link #parkingLot} then takes only
+         * what that parking cannot store. Unset by default: commands go to the parking lot and hold nothing.
+         */
+        public Builder parking(Function<? super MaterializedNamedAggregate, ? extends CommandParking> parking) {
+            this.parking = Objects.requireNonNull(parking, "parking");
             return this;
         }
 

@@ -3,6 +3,7 @@ package dev.lanes.processing;
 import dev.lanes.api.AggregateId;
 import dev.lanes.event.OwnershipFence;
 import dev.lanes.event.OwnershipLostException;
+import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEventStream;
 import java.util.List;
 import java.util.Set;
@@ -88,6 +89,27 @@ public interface DeadLetterQueue {
     default Mono<DeadLetter> enqueueReplyIfPresent(
             String processor, DomainEventStream cause, ParkedReply reply, String reason) {
         return enqueueReply(processor, cause, reply, reason, 0);
+    }
+
+    /**
+     * Parks a {@code command} whose retries ran out at the end of its aggregate's sequence for {@code processor} (the
+     * command side's name for the aggregate type, see {@link CommandDeadLetters}), creating the sequence if there is
+     * none; as {@link #enqueue(String, DomainEventStream, String, int)}, the letter's {@link DeadLetter#command()} being
+     * {@code command} (stored as an event payload is, with its request id, message id, headers and time). The default
+     * refuses with {@link UnsupportedOperationException}: the command side then keeps the command in its lane's parking
+     * lot, in memory.
+     */
+    default Mono<DeadLetter> enqueueCommand(String processor, CommandMessage command, String reason, int attempts) {
+        return Mono.error(
+                new UnsupportedOperationException(this + " cannot park commands (" + processor + ", " + command + ")"));
+    }
+
+    /**
+     * As {@link #enqueueCommand}, only if the sequence exists (as {@link #enqueueIfPresent(String, DomainEventStream,
+     * String)}): completes empty, storing nothing, if it does not. The default refuses as {@link #enqueueCommand} does.
+     */
+    default Mono<DeadLetter> enqueueCommandIfPresent(String processor, CommandMessage command, String reason) {
+        return enqueueCommand(processor, command, reason, 0);
     }
 
     /**

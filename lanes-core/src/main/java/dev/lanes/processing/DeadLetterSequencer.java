@@ -295,8 +295,8 @@ final class DeadLetterSequencer {
                 processor,
                 letter.index());
         parked.accept(
-                letter.stream(),
-                new IllegalStateException(processor + " parked " + letter.stream() + " " + BEHIND_HEAD));
+                letter.requireStream(),
+                new IllegalStateException(processor + " parked " + letter.requireStream() + " " + BEHIND_HEAD));
     }
 
     /** Runs a retry or skip; never errors: the operation's caller is answered instead. */
@@ -367,7 +367,7 @@ final class DeadLetterSequencer {
 
     private Mono<Step> redeliver(DeadLetter letter) {
         Mono<Void> delivering =
-                Mono.defer(() -> letter.isReply() ? replay.apply(letter) : deliver.apply(letter.stream()));
+                Mono.defer(() -> letter.isReply() ? replay.apply(letter) : deliver.apply(letter.requireStream()));
         return delivering.materialize().flatMap(signal -> {
             Throwable error = signal.getThrowable();
             if (error == null) {

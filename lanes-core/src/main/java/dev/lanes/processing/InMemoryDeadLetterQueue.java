@@ -1,12 +1,14 @@
 package dev.lanes.processing;
 
 import dev.lanes.api.AggregateId;
+import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEventStream;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongFunction;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
@@ -49,6 +51,16 @@ final class InMemoryDeadLetterQueue implements DeadLetterQueue {
         return Mono.fromCallable(() -> append(processor, cause, reply, reason, 0, false));
     }
 
+    @Override
+    public Mono<DeadLetter> enqueueCommand(String processor, CommandMessage command, String reason, int attempts) {
+        return Mono.fromCallable(() -> append(processor, command, reason, attempts, true));
+    }
+
+    @Override
+    public Mono<DeadLetter> enqueueCommandIfPresent(String processor, CommandMessage command, String reason) {
+        return Mono.fromCallable(() -> append(processor, command, reason, 0, false));
+    }
+
     private @Nullable DeadLetter append(
             String processor,
             DomainEventStream stream,
@@ -56,14 +68,32 @@ final class InMemoryDeadLetterQueue implements DeadLetterQueue {
             String reason,
             int attempts,
             boolean create) {
+        return append(
+                processor,
+                stream.aggregateId(),
+                index -> new DeadLetter(processor, index, stream, reason, attempts, clock.instant(), reply, null),
+                create);
+    }
+
+    private @Nullable DeadLetter append(
+            String processor, CommandMessage command, String reason, int attempts, boolean create) {
+        return append(
+                processor,
+                command.aggregateId(),
+                index -> DeadLetter.ofCommand(processor, index, command, reason, attempts, clock.instant()),
+                create);
+    }
+
+    private @Nullable DeadLetter append(
+            String processor, AggregateId aggregateId, LongFunction<DeadLetter> letter, boolean create) {
         DeadLetter[] stored = new DeadLetter[1];
-        sequences.compute(new SequenceKey(processor, stream.aggregateId()), (key, letters) -> {
+        sequences.compute(new SequenceKey(processor, aggregateId), (key, letters) -> {
             if (letters == null && !create) {
                 return null;
             }
             List<DeadLetter> next = letters == null ? new ArrayList<>() : new ArrayList<>(letters);
             long index = next.isEmpty() ? 1 : next.get(next.size() - 1).index() + 1;
-            stored[0] = new DeadLetter(processor, index, stream, reason, attempts, clock.instant(), reply);
+            stored[0] = letter.apply(index);
             next.add(stored[0]);
             return List.copyOf(next);
         });

@@ -214,8 +214,8 @@ final class ProcessorDispatcher implements GroupedComponent {
             return Mono.error(new IllegalStateException(this + " cannot send the command of " + letter
                     + " again: its dead-letter queue could not decode it (" + undecoded + ")"));
         }
-        return Mono.defer(() -> sagaOutbox.resend(
-                        new SagaOutbox.Intent(parked.sagaCommand(), parked.cause(letter.stream()), processor.name())))
+        return Mono.defer(() -> sagaOutbox.resend(new SagaOutbox.Intent(
+                        parked.sagaCommand(), parked.cause(letter.requireStream()), processor.name())))
                 .flatMap(processor::handleMessage);
     }
 

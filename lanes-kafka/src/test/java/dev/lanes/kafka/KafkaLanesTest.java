@@ -68,7 +68,8 @@ class KafkaLanesTest {
                         "KafkaBuses[builder-" + run + "]",
                         "KafkaConsumers[builder-" + run + "]",
                         Lanes.COMMAND_DISPATCHER,
-                        Lanes.EVENT_DISPATCHER);
+                        Lanes.EVENT_DISPATCHER,
+                        "CommandDeadLetters");
     }
 
     @Test

@@ -4,6 +4,7 @@ import dev.lanes.api.AggregateId;
 import dev.lanes.api.NamedAggregate;
 import dev.lanes.event.OwnershipFence;
 import dev.lanes.event.OwnershipLostException;
+import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.processing.DeadLetter;
 import dev.lanes.processing.DeadLetterQueue;
@@ -90,6 +91,10 @@ public final class PostgresDeadLetterQueue implements DeadLetterQueue, AutoClose
             + " reply_request_id, reply_command)"
             + " SELECT ?, ?, ?, ?, ?, " + NEXT_INDEX + ", ?, ?, ?, ?, ?, CAST(? AS jsonb), CAST(? AS jsonb), ?, ?, ?,"
             + " ?, ?, ?, ?, ?, ?, CAST(? AS jsonb)";
+    /** A command's letter (schema version 7): no stream, the command in its own column. */
+    private static final String INSERT_COMMAND = "INSERT INTO lanes_dead_letters (" + COLUMNS + ", sequence_index,"
+            + " request_id, command_id, created_at, headers, reason, attempts, parked_at, command)"
+            + " SELECT ?, ?, ?, ?, ?, " + NEXT_INDEX + ", ?, ?, ?, CAST(? AS jsonb), ?, ?, ?, CAST(? AS jsonb)";
     /**
      * Parks behind a sequence only while it has a letter, and locks the letter it finds until the new row is committed:
      * a retry evicting that letter (on any instance) waits for the row, so its next look at the sequence sees it. A
@@ -102,7 +107,7 @@ public final class PostgresDeadLetterQueue implements DeadLetterQueue, AutoClose
     private static final String LETTER_COLUMNS = "sequence_index, version, stream_id, request_id, command_id,"
             + " created_at, headers::text, events::text, reason, attempts, parked_at, reply_event_sequence,"
             + " reply_tenant_id, reply_context_name, reply_aggregate_name, reply_aggregate_id, reply_request_id,"
-            + " reply_command::text";
+            + " reply_command::text, command::text";
     private static final String LIST =
             "SELECT " + LETTER_COLUMNS + " FROM lanes_dead_letters WHERE " + KEY + " ORDER BY sequence_index";
     private static final String SEQUENCES =
@@ -287,6 +292,61 @@ public final class PostgresDeadLetterQueue implements DeadLetterQueue, AutoClose
             String processor, DomainEventStream stream, String reason, OwnershipFence fence) {
         return insert(processor, stream, null, reason, 0, true, fence)
                 .switchIfEmpty(Mono.fromRunnable(() -> parked.remove(new Sequence(processor, stream.aggregateId()))));
+    }
+
+    /**
+     * Parks a command whose retries ran out (schema version 7): a row of its aggregate's sequence with no stream, the
+     * command through the queue's {@link EventSerializer}. Not fenced: commands come from the command bus, not from an
+     * event partition.
+     */
+    @Override
+    public Mono<DeadLetter> enqueueCommand(String processor, CommandMessage command, String reason, int attempts) {
+        return insertCommand(processor, Objects.requireNonNull(command, "command"), reason, attempts, false);
+    }
+
+    /** As {@link #enqueueCommand}, only behind an existing head (locked as for a stream). */
+    @Override
+    public Mono<DeadLetter> enqueueCommandIfPresent(String processor, CommandMessage command, String reason) {
+        return insertCommand(processor, Objects.requireNonNull(command, "command"), reason, 0, true)
+                .switchIfEmpty(Mono.fromRunnable(() -> parked.remove(new Sequence(processor, command.aggregateId()))));
+    }
+
+    private Mono<DeadLetter> insertCommand(
+            String processor, CommandMessage command, String reason, int attempts, boolean ifPresent) {
+        return Mono.defer(() -> {
+            requireProcessor(processor);
+            requireOpen();
+            String headers = codec.encodeHeaders(command.headers());
+            String payload = codec.encodePayload(command.command());
+            Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
+            Sequence sequence = new Sequence(processor, command.aggregateId());
+            return jdbc.call("parking " + command + " for " + processor, connection -> {
+                        try (PreparedStatement insert = connection.prepareStatement(
+                                INSERT_COMMAND + (ifPresent ? IF_PRESENT : " RETURNING sequence_index"))) {
+                            int i = bindSequence(insert, 1, sequence);
+                            i = bindSequence(insert, i, sequence);
+                            insert.setString(i++, command.requestId());
+                            insert.setString(i++, command.messageId());
+                            insert.setObject(i++, utc(command.createdAt()));
+                            insert.setString(i++, headers);
+                            insert.setString(i++, reason);
+                            insert.setInt(i++, attempts);
+                            insert.setObject(i++, utc(now));
+                            insert.setString(i++, payload);
+                            if (ifPresent) {
+                                bindSequence(insert, i, sequence);
+                            }
+                            try (ResultSet rows = insert.executeQuery()) {
+                                return rows.next() ? Optional.of(rows.getLong(1)) : Optional.<Long>empty();
+                            }
+                        }
+                    })
+                    .flatMap(Mono::justOrEmpty)
+                    .map(index -> {
+                        parked.add(sequence);
+                        return DeadLetter.ofCommand(processor, index, command, reason, attempts, now);
+                    });
+        });
     }
 
     /**
@@ -484,6 +544,22 @@ public final class PostgresDeadLetterQueue implements DeadLetterQueue, AutoClose
     }
 
     private DeadLetter letter(ResultSet rows, Sequence sequence) throws SQLException {
+        String command = rows.getString(19);
+        if (command != null) {
+            return DeadLetter.ofCommand(
+                    sequence.processor(),
+                    rows.getLong(1),
+                    new CommandMessage(
+                            rows.getString(5),
+                            sequence.aggregateId(),
+                            rows.getString(4),
+                            codec.decodeLetterPayload(command),
+                            rows.getObject(6, OffsetDateTime.class).toInstant(),
+                            codec.decodeHeaders(rows.getString(7))),
+                    rows.getString(9),
+                    rows.getInt(10),
+                    rows.getObject(11, OffsetDateTime.class).toInstant());
+        }
         DomainEventStream stream = new DomainEventStream(
                 rows.getString(3),
                 sequence.aggregateId(),

@@ -64,7 +64,7 @@ class PostgresSequencedDeadLettersTest extends SequencedDeadLettersContract {
         CompositeEventDispatcher after = start(reading);
         List<DeadLetter> letters = awaitParked(after.deadLetters(), id, 2);
 
-        assertThat(letters.get(0).stream().payloads()).containsExactly(new Touched(id.id() + " v2"));
+        assertThat(letters.get(0).requireStream().payloads()).containsExactly(new Touched(id.id() + " v2"));
         assertThat(after.deadLetters().retry("Poisoned", id).block(TIMEOUT))
                 .isEqualTo(new RetryOutcome("Poisoned", id, 2, 0, 0, null));
         assertThat(journal().handled("Poisoned", id)).containsExactly(1, 2, 3);
@@ -107,7 +107,7 @@ class PostgresSequencedDeadLettersTest extends SequencedDeadLettersContract {
 
         assertThat(letters).extracting(letter -> letter.stream().version()).containsExactly(2, 3, 4);
         assertThat(letters.get(0).reason()).isEqualTo("java.lang.IllegalStateException: poisoned " + id + " v2");
-        assertThat(letters.get(0).stream().payloads()).containsExactly(new Touched(id.id() + " v2"));
+        assertThat(letters.get(0).requireStream().payloads()).containsExactly(new Touched(id.id() + " v2"));
         cure();
         assertThat(after.deadLetters().retry("Poisoned", id).block(TIMEOUT))
                 .isEqualTo(new RetryOutcome("Poisoned", id, 3, 0, 0, null));

@@ -1,6 +1,7 @@
 package dev.lanes.test;
 
 import dev.lanes.api.AggregateId;
+import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.processing.DeadLetter;
 import dev.lanes.processing.DeadLetterQueue;
@@ -11,8 +12,8 @@ import reactor.core.publisher.Mono;
 
 /**
  * A dead-letter queue that forwards the operations every queue implements to another: extend it to make one of them
- * fail, slow or watched in a test. The operations the interface defaults (fenced parking, replies, discard, claim,
- * reload) keep their defaults.
+ * fail, slow or watched in a test. Parking a command is forwarded too; the other operations the interface defaults
+ * (fenced parking, replies, discard, claim, reload) keep their defaults.
  */
 public abstract class ForwardingDeadLetterQueue implements DeadLetterQueue {
     protected final DeadLetterQueue queue;
@@ -34,6 +35,16 @@ public abstract class ForwardingDeadLetterQueue implements DeadLetterQueue {
     @Override
     public Mono<DeadLetter> enqueueIfPresent(String processor, DomainEventStream stream, String reason) {
         return queue.enqueueIfPresent(processor, stream, reason);
+    }
+
+    @Override
+    public Mono<DeadLetter> enqueueCommand(String processor, CommandMessage command, String reason, int attempts) {
+        return queue.enqueueCommand(processor, command, reason, attempts);
+    }
+
+    @Override
+    public Mono<DeadLetter> enqueueCommandIfPresent(String processor, CommandMessage command, String reason) {
+        return queue.enqueueCommandIfPresent(processor, command, reason);
     }
 
     @Override

@@ -150,7 +150,9 @@ public abstract class SequencedDeadLettersContract {
         assertThat(journal.handled(POISONED, bad)).containsExactly(1);
         assertThat(journal.handled(HEALTHY, bad)).containsExactly(1, 2, 3, 4);
         assertThat(journal.handled(POISONED, good)).containsExactly(1, 2, 3);
-        assertThat(letters).extracting(letter -> letter.stream().version()).containsExactly(2, 3, 4);
+        assertThat(letters)
+                .extracting(letter -> letter.requireStream().version())
+                .containsExactly(2, 3, 4);
         assertThat(letters.get(0).attempts()).isEqualTo(2);
         assertThat(letters.get(0).reason()).isEqualTo("java.lang.IllegalStateException: poisoned " + bad + " v2");
         assertThat(letters.subList(1, 3))
@@ -198,7 +200,7 @@ public abstract class SequencedDeadLettersContract {
         publish(id, 3);
 
         assertThat(awaitParked(side.deadLetters(), id, 2))
-                .extracting(letter -> letter.stream().version())
+                .extracting(letter -> letter.requireStream().version())
                 .containsExactly(2, 3);
         assertThat(queue.isParked(POISONED, id)).isTrue();
         assertThat(journal.handled(POISONED, id)).containsExactly(1);
@@ -320,7 +322,9 @@ public abstract class SequencedDeadLettersContract {
         assertThat(outcome)
                 .isEqualTo(new RetryOutcome(
                         POISONED, id, 0, 0, 2, "java.lang.IllegalStateException: poisoned " + id + " v2"));
-        assertThat(letters).extracting(letter -> letter.stream().version()).containsExactly(2, 3, 4);
+        assertThat(letters)
+                .extracting(letter -> letter.requireStream().version())
+                .containsExactly(2, 3, 4);
         assertThat(letters.get(0).attempts()).isEqualTo(3);
         assertThat(journal.handled(POISONED, id)).containsExactly(1);
     }
@@ -352,7 +356,7 @@ public abstract class SequencedDeadLettersContract {
         assertThat(letter.processor()).isEqualTo(POISONED);
         assertThat(letter.index()).isPositive();
         assertThat(letter.reason()).isEqualTo("java.lang.IllegalStateException: poisoned " + id + " v1");
-        assertThat(letter.stream().payloads()).containsExactly(new Touched(id.id() + " v1"));
+        assertThat(letter.requireStream().payloads()).containsExactly(new Touched(id.id() + " v1"));
         assertThat(letter.attempts()).isEqualTo(2);
     }
 
@@ -375,12 +379,14 @@ public abstract class SequencedDeadLettersContract {
         journal.awaitHandled(POISONED, other, 2);
         journal.awaitHandled(HEALTHY, other, 2);
         List<DeadLetter> letters = awaitParked(side.deadLetters(), id, 2);
-        assertThat(letters).extracting(letter -> letter.stream().version()).containsExactly(2, 3);
+        assertThat(letters)
+                .extracting(letter -> letter.requireStream().version())
+                .containsExactly(2, 3);
         assertThat(letters.get(0).attempts()).as("parked without a retry").isEqualTo(1);
         assertThat(letters.get(0).reason())
                 .startsWith(PayloadCodecException.class.getName() + ": Cannot decode event 1 of " + id + " v2")
                 .contains("encoded as " + UNDECODED_TYPE + "@2");
-        assertThat(letters.get(0).stream().payloads())
+        assertThat(letters.get(0).requireStream().payloads())
                 .singleElement()
                 .isInstanceOfSatisfying(
                         UndecodedPayload.class,
@@ -409,7 +415,9 @@ public abstract class SequencedDeadLettersContract {
         publish(id, 1, 2, 3);
 
         List<DeadLetter> letters = awaitParked(side.deadLetters(), id, 2);
-        assertThat(letters).extracting(letter -> letter.stream().version()).containsExactly(2, 3);
+        assertThat(letters)
+                .extracting(letter -> letter.requireStream().version())
+                .containsExactly(2, 3);
         assertThat(letters.get(0).attempts()).isEqualTo(2);
         assertThat(letters.get(0).reason())
                 .isEqualTo("dev.lanes.dispatch.HandlerTimeoutException: " + POISONED + " handler for " + id
@@ -450,7 +458,7 @@ public abstract class SequencedDeadLettersContract {
 
         DeadLetter head = letters.get(0);
         ParkedReply reply = Objects.requireNonNull(head.reply());
-        assertThat(head.stream().version()).isEqualTo(1);
+        assertThat(head.requireStream().version()).isEqualTo(1);
         assertThat(head.attempts()).isEqualTo(2);
         assertThat(head.reason()).isEqualTo("java.lang.IllegalStateException: compensation failed for " + id + " v1");
         assertThat(reply.command()).isEqualTo(new Credit(id.id() + " v1"));
@@ -458,7 +466,7 @@ public abstract class SequencedDeadLettersContract {
         assertThat(reply.requestId()).isEqualTo(credits.requestIds().get(0));
         assertThat(reply.causeSequence()).isEqualTo(1);
         assertThat(letters.get(1).isReply()).isFalse();
-        assertThat(letters.get(1).stream().version()).isEqualTo(2);
+        assertThat(letters.get(1).requireStream().version()).isEqualTo(2);
 
         RetryOutcome outcome = retryCuredSaga(side, id);
 

@@ -18,7 +18,6 @@ import dev.lanes.examples.bank.Bank;
 import dev.lanes.examples.bank.TransferSaga;
 import dev.lanes.kafka.KafkaBuses;
 import dev.lanes.kafka.KafkaOptions;
-import dev.lanes.processing.CompositeEventDispatcher;
 import dev.lanes.processing.DeadLetterSequence;
 import dev.lanes.processing.Snapshotter;
 import dev.lanes.runtime.ShutdownReport;
@@ -168,21 +167,19 @@ final class BankWiring {
     }
 
     /**
-     * Messages parked by the command side and the event side of every instance (its parking lot and its dead-letter
-     * sequences).
+     * Messages parked by the command side and the event side of every instance: their parking lots (what a dead-letter
+     * queue could not take) and the letters of its dead-letter sequences, commands' included.
      */
     long parked() {
-        long events = instances.stream()
-                .mapToLong(
-                        lanes -> lanes.eventDispatcher().map(BankWiring::parked).orElse(0L))
-                .sum();
-        return commandParking.size() + events;
+        return commandParking.size()
+                + instances.stream().mapToLong(BankWiring::parked).sum();
     }
 
-    private static long parked(CompositeEventDispatcher side) {
+    private static long parked(Lanes lanes) {
         List<DeadLetterSequence> sequences =
-                Objects.requireNonNull(side.deadLetters().sequences().block(Duration.ofSeconds(30)));
-        return side.parked().size()
-                + sequences.stream().mapToLong(DeadLetterSequence::size).sum();
+                Objects.requireNonNull(lanes.deadLetters().sequences().block(Duration.ofSeconds(30)));
+        long lots =
+                lanes.eventDispatcher().map(side -> (long) side.parked().size()).orElse(0L);
+        return lots + sequences.stream().mapToLong(DeadLetterSequence::size).sum();
     }
 }

@@ -1,6 +1,8 @@
 package dev.lanes.cli.command;
 
 import dev.lanes.api.AggregateId;
+import dev.lanes.messaging.CommandMessage;
+import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.postgres.PostgresDeadLetterQueue;
 import dev.lanes.processing.DeadLetter;
 import dev.lanes.processing.DeadLetterSequence;
@@ -100,6 +102,16 @@ final class ParkedCommand {
             }
         }
 
+        /** What a letter holds: a stream's version (and a saga reply), or a command with its request id. */
+        private static String held(DeadLetter letter) {
+            CommandMessage command = letter.command();
+            if (command != null) {
+                return "command " + command;
+            }
+            DomainEventStream stream = letter.requireStream();
+            return "v" + stream.version() + (letter.reply() == null ? "" : " " + letter.reply());
+        }
+
         private static void printSequences(
                 PrintWriter out, List<DeadLetterSequence> sequences, @Nullable String processor) {
             List<DeadLetterSequence> shown = sequences.stream()
@@ -119,13 +131,8 @@ final class ParkedCommand {
             }
             // a saga's reply letter: v is the version of the stream whose event caused the command
             letters.forEach(letter -> out.printf(
-                    "#%d v%d%s, %d attempt(s), parked %s: %s%n",
-                    letter.index(),
-                    letter.stream().version(),
-                    letter.reply() == null ? "" : " " + letter.reply(),
-                    letter.attempts(),
-                    letter.parkedAt(),
-                    letter.reason()));
+                    "#%d %s, %d attempt(s), parked %s: %s%n",
+                    letter.index(), held(letter), letter.attempts(), letter.parkedAt(), letter.reason()));
         }
     }
 
@@ -137,7 +144,8 @@ final class ParkedCommand {
             description = {
                 "Asks the instances running the processor to deliver the sequence's letters in order through the"
                         + " aggregate's lane (they poll for requests, every 5 s by default); the first that fails"
-                        + " again stays the head.",
+                        + " again stays the head. Parked commands (processor commands:<aggregate type>) are sent"
+                        + " again with their request ids by any instance.",
                 ""
             })
     static final class RetryCommand extends SequenceSubcommand {

@@ -1,0 +1,13 @@
+package dev.lanes.test;
+
+import dev.lanes.processing.DeadLetterQueue;
+import dev.lanes.processing.DeadLetterQueues;
+
+/** {@link CommandDeadLettersContract} over {@link DeadLetterQueues#inMemory()}. */
+class InMemoryCommandDeadLettersTest extends CommandDeadLettersContract {
+
+    @Override
+    protected DeadLetterQueue createQueue() {
+        return DeadLetterQueues.inMemory();
+    }
+}
