@@ -31,11 +31,16 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 
 /**
  * The command side's dead letters, for any {@link DeadLetterQueue}: a command whose retries ran out is parked in the
@@ -182,6 +187,47 @@ public abstract class CommandDeadLettersContract {
         assertThat(outcome.delivered()).isEqualTo(2);
         assertThat(streams(held)).flatExtracting(DomainEventStream::payloads).containsExactly(new Deposited(3));
         assertThat(letters(lanes, held)).isEmpty();
+    }
+
+    /**
+     * A command sent while a retry of its aggregate's sequence runs, after the retry delivered the head and before it
+     * removed it (held there by the queue), is parked behind the head, never run ahead of it; the retry looks at the
+     * sequence again once the letters it saw were delivered, and delivers it.
+     */
+    @Test
+    void aCommandParkedBehindTheHeadWhileARetryRunsIsDeliveredByThatRetryInOrder() {
+        Sinks.Empty<Void> evicting = Sinks.empty();
+        AtomicInteger evictsHeld = new AtomicInteger();
+        Lanes lanes = start(new ForwardingDeadLetterQueue(createQueue()) {
+            @Override
+            public Mono<Void> evict(DeadLetter letter) {
+                if (!letter.processor().equals(PROCESSOR) || evictsHeld.getAndIncrement() > 0) {
+                    return super.evict(letter);
+                }
+                return evicting.asMono().then(super.evict(letter));
+            }
+        });
+        AggregateId id = account();
+        poisoned.add(id);
+        CommandMessage head = CommandMessage.of(id, new Deposit(1));
+        assertThatThrownBy(() -> send(lanes, head));
+        poisoned.remove(id);
+
+        CompletableFuture<RetryOutcome> retry =
+                lanes.deadLetters().retry(PROCESSOR, id).toFuture();
+        Awaitility.await().atMost(TIMEOUT).until(() -> evictsHeld.get() == 1);
+        CommandMessage later = CommandMessage.of(id, new Deposit(2));
+        assertThatThrownBy(() -> send(lanes, later)).isInstanceOf(CommandParkedException.class);
+        evicting.tryEmitEmpty();
+
+        RetryOutcome outcome =
+                retry.orTimeout(TIMEOUT.toSeconds(), TimeUnit.SECONDS).join();
+        assertThat(outcome.delivered()).as(outcome.toString()).isEqualTo(2);
+        assertThat(outcome.released()).isTrue();
+        assertThat(streams(id))
+                .extracting(DomainEventStream::requestId)
+                .containsExactly(head.requestId(), later.requestId());
+        assertThat(letters(lanes, id)).isEmpty();
     }
 
     @Test
