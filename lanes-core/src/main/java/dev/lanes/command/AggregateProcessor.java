@@ -224,6 +224,7 @@ final class AggregateProcessor<S> {
         return eventStore
                 .findByRequestId(command.aggregateId(), command.requestId())
                 .flatMap(stored -> {
+                    StoredCommands.requireSameCommand(command, stored); // another command of this request id
                     progress.stored(stored.version(), stored.payloads());
                     Mono<Void> published = stored.commandId().equals(command.messageId())
                             ? logged(eventBus.publish(stored), stored)
