@@ -1,0 +1,35 @@
+package dev.lanes.spring.stock;
+
+import dev.lanes.command.CommandDispatcher;
+import dev.lanes.eventsourcing.EventStore;
+import dev.lanes.modeling.AggregateDefinition;
+import dev.lanes.spring.LanesBuilderCustomizer;
+import java.time.Duration;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * A stock service on the starter and its shipped endpoint; no controller of its own. A version conflict is retried
+ * once, so the tests reach a conflict's answer quickly.
+ */
+@SpringBootApplication
+public class StockApplication {
+
+    @Bean
+    Stock.Gates gates() {
+        return new Stock.Gates();
+    }
+
+    @Bean
+    AggregateDefinition<Stock.Level> stock(Stock.Gates gates, EventStore store) {
+        return Stock.definition(gates, store);
+    }
+
+    @Bean
+    LanesBuilderCustomizer shortLanes() {
+        return builder -> builder.commandSettings(
+                CommandDispatcher.DEFAULT_SETTINGS.withRetryPolicy(CommandDispatcher.DEFAULT_RETRY_POLICY
+                        .withMaxRetries(1)
+                        .withBackoff(Duration.ofMillis(1), Duration.ofMillis(2))));
+    }
+}
