@@ -8,6 +8,7 @@ import dev.lanes.command.CommandGateway;
 import dev.lanes.command.CommandGateways;
 import dev.lanes.command.CommandResults;
 import dev.lanes.command.DispatchInterceptor;
+import dev.lanes.command.HandlerInterceptor;
 import dev.lanes.dispatch.DispatcherMetrics;
 import dev.lanes.dispatch.LaneSettings;
 import dev.lanes.dispatch.ParkingLot;
@@ -259,6 +260,7 @@ public final class Lanes implements GracefullyStoppable {
         private Duration quietPeriod = DEFAULT_QUIET_PERIOD;
         private Scheduler timer = Schedulers.parallel();
         private final List<DispatchInterceptor> dispatchInterceptors = new ArrayList<>();
+        private final List<HandlerInterceptor> handlerInterceptors = new ArrayList<>();
 
         private Builder() {}
 
@@ -268,6 +270,15 @@ public final class Lanes implements GracefullyStoppable {
          */
         public Builder dispatchInterceptor(DispatchInterceptor interceptor) {
             dispatchInterceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
+            return this;
+        }
+
+        /**
+         * Adds a handler interceptor: it runs in the aggregate's lane around every command handler, inside the ones
+         * added before it (see {@link HandlerInterceptor} for its contract).
+         */
+        public Builder handlerInterceptor(HandlerInterceptor interceptor) {
+            handlerInterceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
             return this;
         }
 
@@ -667,6 +678,7 @@ public final class Lanes implements GracefullyStoppable {
                     .parkingLot(commandParkingLot != null ? commandParkingLot : ParkingLots.inMemory())
                     .schedulers(owned);
             aggregates.values().forEach(builder::register);
+            handlerInterceptors.forEach(builder::handlerInterceptor);
             return builder.build();
         }
 

@@ -2,6 +2,7 @@ package dev.lanes.spring.web;
 
 import dev.lanes.command.CommandGateway;
 import dev.lanes.command.DispatchInterceptor;
+import dev.lanes.command.HandlerInterceptor;
 import dev.lanes.modeling.AggregateDefinition;
 import dev.lanes.spring.LanesAutoConfiguration;
 import dev.lanes.spring.LanesBuilderCustomizer;
@@ -24,7 +25,8 @@ import tools.jackson.databind.json.JsonMapper;
  *
  * <ul>
  *   <li>{@link DispatchInterceptor} beans are added to the {@code Lanes} builder in {@code @Order} order, so the
- *       gateway runs them on every send (the endpoint's and the application's own);
+ *       gateway runs them on every send (the endpoint's and the application's own); {@link HandlerInterceptor} beans
+ *       likewise, around every command handler in its lane;
  *   <li>with Jakarta Validation on the classpath and a {@code Validator} bean ({@code spring-boot-starter-validation}),
  *       a {@link BeanValidationInterceptor} validates every command before it is sent;
  *   <li>in a Spring MVC or WebFlux application (with Jackson, {@code lanes.web.enabled} not false): {@code POST
@@ -44,8 +46,12 @@ import tools.jackson.databind.json.JsonMapper;
 public final class LanesWebAutoConfiguration {
 
     @Bean
-    LanesBuilderCustomizer lanesDispatchInterceptors(ObjectProvider<DispatchInterceptor> interceptors) {
-        return builder -> interceptors.orderedStream().forEach(builder::dispatchInterceptor);
+    LanesBuilderCustomizer lanesInterceptors(
+            ObjectProvider<DispatchInterceptor> dispatch, ObjectProvider<HandlerInterceptor> handler) {
+        return builder -> {
+            dispatch.orderedStream().forEach(builder::dispatchInterceptor);
+            handler.orderedStream().forEach(builder::handlerInterceptor);
+        };
     }
 
     /** Bean Validation of every command, before it is sent. */

@@ -70,6 +70,9 @@ class CommandEndpointMvcTest {
     @Autowired
     Stock.Gates gates;
 
+    @Autowired
+    List<String> audit;
+
     Http http;
     String sku;
 
@@ -243,6 +246,8 @@ class CommandEndpointMvcTest {
                 .extracting(stream -> stream.headers().get(LanesWeb.PRINCIPAL_HEADER))
                 .containsExactly("ada", null);
         assertThat(stored()).allSatisfy(stream -> assertThat(stream.headers()).containsKey(CommandMessage.HASH_HEADER));
+        // a HandlerInterceptor bean runs around the handler in the lane and sees the header
+        assertThat(audit).contains("ada Receive " + sku, "anonymous Receive " + sku);
     }
 
     @Test
