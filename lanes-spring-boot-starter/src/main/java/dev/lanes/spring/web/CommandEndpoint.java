@@ -30,6 +30,9 @@ import tools.jackson.databind.json.JsonMapper;
  * Answer}. Stateless after construction and thread-safe; nothing here blocks (the gateway's {@code Mono} is returned).
  */
 final class CommandEndpoint {
+    /** The longest {@code Idempotency-Key} taken: it is stored with the command's events and indexed. */
+    static final int MAX_KEY_LENGTH = 200;
+
     private final CommandGateway gateway;
     private final CommandCatalog catalog;
     private final JsonMapper json;
@@ -68,6 +71,10 @@ final class CommandEndpoint {
             @Nullable String principal) {
         boolean generated = key == null || key.isBlank();
         String requestId = key == null || generated ? UUID.randomUUID().toString() : key.strip();
+        if (requestId.length() > MAX_KEY_LENGTH || !requestId.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
+            return Mono.just(problems.badKey(LanesWeb.IDEMPOTENCY_KEY + " must be 1 to " + MAX_KEY_LENGTH
+                    + " visible ASCII characters without spaces; got " + requestId.length() + " characters"));
+        }
         try {
             CommandCatalog.Aggregate target = catalog.aggregate(aggregate);
             Class<?> type = CommandCatalog.command(target, command);

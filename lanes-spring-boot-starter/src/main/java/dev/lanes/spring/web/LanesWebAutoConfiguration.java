@@ -70,6 +70,7 @@ public final class LanesWebAutoConfiguration {
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnWebApplication
     @ConditionalOnClass(JsonMapper.class)
+    @ConditionalOnBean(CommandGateway.class)
     @ConditionalOnProperty(name = "lanes.web.enabled", matchIfMissing = true)
     @Import({LanesWebMvcConfiguration.class, LanesWebFluxConfiguration.class})
     static class Endpoint {

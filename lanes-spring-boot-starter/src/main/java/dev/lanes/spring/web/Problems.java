@@ -46,6 +46,11 @@ final class Problems {
         return new Answer(problem.getStatus(), headers, problem, true);
     }
 
+    /** A key that cannot be a request id: no request id is echoed. */
+    Answer badKey(String detail) {
+        return new Answer(400, Map.of(), of(400, "bad-idempotency-key", "Unusable Idempotency-Key", detail), true);
+    }
+
     private ProblemDetail problem(Throwable error, Map<String, Object> extra, Map<String, String> headers) {
         String detail = String.valueOf(error.getMessage());
         if (error instanceof EndpointException refused) {

@@ -183,6 +183,10 @@ class CommandEndpointMvcTest {
         assertThat(wait.<String>read("$.detail"))
                 .contains("SENT, PROCESSED, PROJECTED")
                 .contains("'SOON'");
+        assertProblem(
+                send("Receive", "{\"quantity\":1,\"note\":\"n\"}", LanesWeb.IDEMPOTENCY_KEY, "k".repeat(201)),
+                400,
+                "bad-idempotency-key");
         assertThat(stored()).isEmpty();
     }
 
