@@ -7,6 +7,8 @@ import dev.lanes.command.CommandDispatcher;
 import dev.lanes.command.CommandGateway;
 import dev.lanes.command.CommandGateways;
 import dev.lanes.command.CommandResults;
+import dev.lanes.command.DispatchInterceptor;
+import dev.lanes.command.HandlerInterceptor;
 import dev.lanes.dispatch.DispatcherMetrics;
 import dev.lanes.dispatch.LaneSettings;
 import dev.lanes.dispatch.ParkingLot;
@@ -255,8 +257,28 @@ public final class Lanes implements GracefullyStoppable {
         private Duration shutdownTimeout = DEFAULT_SHUTDOWN_TIMEOUT;
         private Duration quietPeriod = DEFAULT_QUIET_PERIOD;
         private Scheduler timer = Schedulers.parallel();
+        private final List<DispatchInterceptor> dispatchInterceptors = new ArrayList<>();
+        private final List<HandlerInterceptor> handlerInterceptors = new ArrayList<>();
 
         private Builder() {}
+
+        /**
+         * Adds a dispatch interceptor: the gateway runs it on every send, after the ones added before it (see {@link
+         * DispatchInterceptor} for its contract).
+         */
+        public Builder dispatchInterceptor(DispatchInterceptor interceptor) {
+            dispatchInterceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
+            return this;
+        }
+
+        /**
+         * Adds a handler interceptor: it runs in the aggregate's lane around every command handler, inside the ones
+         * added before it (see {@link HandlerInterceptor} for its contract).
+         */
+        public Builder handlerInterceptor(HandlerInterceptor interceptor) {
+            handlerInterceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
+            return this;
+        }
 
         /**
          * Registers an aggregate type: the command dispatcher takes its commands, in one lane engine.
@@ -518,7 +540,7 @@ public final class Lanes implements GracefullyStoppable {
             EventStore store = eventStore != null ? eventStore : EventStores.inMemory();
             CommandBus commandBus = makeCommandBus(results);
             DomainEventBus bus = eventBus != null ? eventBus : DomainEventBuses.inMemory();
-            CommandGateway gateway = CommandGateways.create(commandBus, store, results);
+            CommandGateway gateway = CommandGateways.create(commandBus, store, results, dispatchInterceptors);
             List<EventProcessor> made = processors(gateway, eventBus == null);
             DeadLetterQueue queue = deadLetterQueue != null ? deadLetterQueue : DeadLetterQueues.inMemory();
             List<TrackingProcessor> tracking = trackingProcessors(store, queue, made);
@@ -671,6 +693,7 @@ public final class Lanes implements GracefullyStoppable {
                     .parkingLot(commandParkingLot != null ? commandParkingLot : ParkingLots.inMemory())
                     .schedulers(owned);
             aggregates.values().forEach(builder::register);
+            handlerInterceptors.forEach(builder::handlerInterceptor);
             return builder.build();
         }
 

@@ -47,6 +47,7 @@ final class AggregateProcessor<S> {
     private final EventStore eventStore;
     private final AggregateLoader<S> loader;
     private final DomainEventBus eventBus;
+    private final List<HandlerInterceptor> interceptors;
     private final CommandResults results;
     private final StateCache<S> cache;
     /** Commands (message ids) whose last append failed without saying whether it committed; held until they end. */
@@ -58,7 +59,9 @@ final class AggregateProcessor<S> {
             SnapshotStore snapshotStore,
             DomainEventBus eventBus,
             CommandResults results,
-            int cacheCapacity) {
+            int cacheCapacity,
+            List<HandlerInterceptor> interceptors) {
+        this.interceptors = List.copyOf(interceptors);
         this.definition = definition;
         this.eventStore = eventStore;
         this.loader = new AggregateLoader<>(definition, eventStore, snapshotStore);
@@ -114,7 +117,7 @@ final class AggregateProcessor<S> {
     }
 
     private Mono<Void> decide(AggregateState<S> state, CommandMessage command, CommandProgress progress) {
-        Mono<List<Object>> decided = definition.decide(state.state(), command.command());
+        Mono<List<Object>> decided = intercepted(state, command, definition.decide(state.state(), command.command()));
         if (!(decided instanceof Callable<?> ready)) {
             return decided.onErrorMap(CommandFailed::new).flatMap(events -> decided(state, command, events, progress));
         }
@@ -128,6 +131,18 @@ final class AggregateProcessor<S> {
             return Mono.error(new CommandFailed(Exceptions.unwrap(handlerError)));
         }
         return decided(state, command, events, progress);
+    }
+
+    /** The handler within the interceptors, the first registered outermost; what one throws fails the command. */
+    private Mono<List<Object>> intercepted(
+            AggregateState<S> state, CommandMessage command, Mono<List<Object>> handler) {
+        Mono<List<Object>> chain = handler;
+        for (int i = interceptors.size() - 1; i >= 0; i--) {
+            HandlerInterceptor interceptor = interceptors.get(i);
+            Mono<List<Object>> inner = chain;
+            chain = Mono.defer(() -> interceptor.intercept(command, state.state(), inner));
+        }
+        return chain;
     }
 
     private Mono<Void> decided(
@@ -224,6 +239,7 @@ final class AggregateProcessor<S> {
         return eventStore
                 .findByRequestId(command.aggregateId(), command.requestId())
                 .flatMap(stored -> {
+                    StoredCommands.requireSameCommand(command, stored); // another command of this request id
                     progress.stored(stored.version(), stored.payloads());
                     Mono<Void> published = stored.commandId().equals(command.messageId())
                             ? logged(eventBus.publish(stored), stored)

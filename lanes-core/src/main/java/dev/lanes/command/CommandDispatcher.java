@@ -95,7 +95,8 @@ public final class CommandDispatcher implements GroupedComponent {
                     builder.snapshotStore,
                     builder.eventBus,
                     builder.results,
-                    builder.cacheCapacity);
+                    builder.cacheCapacity,
+                    builder.interceptors);
             ParkingLot parkingLot = parked -> {
                 builder.parkingLot.park(parked);
                 if (parked.message() instanceof CommandMessage command) {
@@ -196,6 +197,7 @@ public final class CommandDispatcher implements GroupedComponent {
         private SnapshotStore snapshotStore = SnapshotStore.NONE;
         private LaneSettings settings = DEFAULT_SETTINGS;
         private int cacheCapacity = 10_000;
+        private final List<HandlerInterceptor> interceptors = new ArrayList<>();
         private int schedulerParallelism = reactor.core.scheduler.Schedulers.DEFAULT_POOL_SIZE;
         private DispatcherMetrics metrics = DispatcherMetrics.NONE;
         private ParkingLot parkingLot = ParkingLots.inMemory();
@@ -238,6 +240,15 @@ public final class CommandDispatcher implements GroupedComponent {
         }
 
         /** Aggregate states kept per type on this instance (0 disables the cache). */
+        /**
+         * Adds a handler interceptor around every aggregate's handlers, inside the ones added before it (see {@link
+         * HandlerInterceptor}).
+         */
+        public Builder handlerInterceptor(HandlerInterceptor interceptor) {
+            interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
+            return this;
+        }
+
         public Builder cacheCapacity(int cacheCapacity) {
             this.cacheCapacity = Require.notNegative(cacheCapacity, "cacheCapacity");
             return this;

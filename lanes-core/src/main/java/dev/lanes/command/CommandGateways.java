@@ -1,6 +1,7 @@
 package dev.lanes.command;
 
 import dev.lanes.eventsourcing.EventStore;
+import java.util.List;
 
 /** The gateway Lanes ships in its core. */
 public final class CommandGateways {
@@ -18,6 +19,18 @@ public final class CommandGateways {
      * @param results where senders wait: the same as the command dispatcher's
      */
     public static CommandGateway create(CommandBus commandBus, EventStore eventStore, CommandResults results) {
-        return new DefaultCommandGateway(commandBus, eventStore, results);
+        return create(commandBus, eventStore, results, List.of());
+    }
+
+    /**
+     * As {@link #create(CommandBus, EventStore, CommandResults)}, running {@code interceptors} in this order on every
+     * send before anything else (see {@link DispatchInterceptor}).
+     */
+    public static CommandGateway create(
+            CommandBus commandBus,
+            EventStore eventStore,
+            CommandResults results,
+            List<? extends DispatchInterceptor> interceptors) {
+        return new DefaultCommandGateway(commandBus, eventStore, results, List.copyOf(interceptors));
     }
 }

@@ -8,11 +8,13 @@ import dev.lanes.internal.Require;
 import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEventStream;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeoutException;
 import reactor.core.Exceptions;
 import reactor.core.publisher.Mono;
+import reactor.util.context.ContextView;
 
 /**
  * Answers a request id the store already holds with what it stored; joins a send of the same message that is in flight
@@ -24,11 +26,21 @@ final class DefaultCommandGateway implements CommandGateway {
     private final CommandBus commandBus;
     private final EventStore eventStore;
     private final CommandResults results;
+    private final List<DispatchInterceptor> interceptors;
 
     DefaultCommandGateway(CommandBus commandBus, EventStore eventStore, CommandResults results) {
+        this(commandBus, eventStore, results, List.of());
+    }
+
+    DefaultCommandGateway(
+            CommandBus commandBus,
+            EventStore eventStore,
+            CommandResults results,
+            List<DispatchInterceptor> interceptors) {
         this.commandBus = Objects.requireNonNull(commandBus, "commandBus");
         this.eventStore = Objects.requireNonNull(eventStore, "eventStore");
         this.results = Objects.requireNonNull(results, "results");
+        this.interceptors = List.copyOf(interceptors);
     }
 
     @Override
@@ -41,23 +53,46 @@ final class DefaultCommandGateway implements CommandGateway {
         Objects.requireNonNull(command, "command");
         Objects.requireNonNull(waitStage, "waitStage");
         Require.positive(timeout, "timeout");
-        return Mono.defer(() -> {
-            Mono<DomainEventStream> lookup = eventStore.findByRequestId(command.aggregateId(), command.requestId());
-            if (!(lookup instanceof Callable<?> now)) {
-                return lookup.map(stored -> storedResult(command, stored))
-                        .switchIfEmpty(Mono.defer(() -> track(command, waitStage, timeout)));
+        if (interceptors.isEmpty()) {
+            return Mono.defer(() -> lookup(command, waitStage, timeout));
+        }
+        return Mono.deferContextual(context -> lookup(intercepted(command, context), waitStage, timeout));
+    }
+
+    /** What the interceptors make of {@code command}, in order; what one throws ends the send. */
+    private CommandMessage intercepted(CommandMessage command, ContextView context) {
+        CommandMessage current = command;
+        for (DispatchInterceptor interceptor : interceptors) {
+            CommandMessage next = interceptor.intercept(current, context);
+            if (next == null
+                    || !next.messageId().equals(command.messageId())
+                    || !next.aggregateId().equals(command.aggregateId())
+                    || !next.requestId().equals(command.requestId())) {
+                throw new IllegalStateException("dispatch interceptor " + interceptor + " returned " + next + " for "
+                        + command + ": it must return the message with its message id, aggregate id and request id");
             }
-            Object stored; // the in-memory store answers at once: no operators for the lookup
-            try {
-                stored = now.call();
-            } catch (Throwable error) {
-                Exceptions.throwIfJvmFatal(error);
-                return Mono.error(Exceptions.unwrap(error));
-            }
-            return stored != null
-                    ? Mono.just(storedResult(command, (DomainEventStream) stored))
-                    : track(command, waitStage, timeout);
-        });
+            current = next;
+        }
+        return current;
+    }
+
+    /** Answers from the store, or sends. */
+    private Mono<CommandResult> lookup(CommandMessage command, WaitStage waitStage, Duration timeout) {
+        Mono<DomainEventStream> lookup = eventStore.findByRequestId(command.aggregateId(), command.requestId());
+        if (!(lookup instanceof Callable<?> now)) {
+            return lookup.map(stored -> storedResult(command, stored))
+                    .switchIfEmpty(Mono.defer(() -> track(command, waitStage, timeout)));
+        }
+        Object stored; // the in-memory store answers at once: no operators for the lookup
+        try {
+            stored = now.call();
+        } catch (Throwable error) {
+            Exceptions.throwIfJvmFatal(error);
+            return Mono.error(Exceptions.unwrap(error));
+        }
+        return stored != null
+                ? Mono.just(storedResult(command, (DomainEventStream) stored))
+                : track(command, waitStage, timeout);
     }
 
     private Mono<CommandResult> track(CommandMessage command, WaitStage waitStage, Duration timeout) {
@@ -75,7 +110,7 @@ final class DefaultCommandGateway implements CommandGateway {
                             TimeoutException.class,
                             late -> new StageNotReachedException(
                                     command, Reason.TIMED_OUT, waitStage, null, Storage.UNKNOWN, null, late))
-                    .then(Mono.defer(() -> send(command, waitStage, timeout)));
+                    .then(Mono.defer(() -> lookup(command, waitStage, timeout)));
         }
         // the wait is not held behind the bus's acknowledgement (a broker that never acknowledges, a producer stuck in
         // its retries, must not keep the sender past its timeout): the send starts when the wait is subscribed, and a
@@ -103,6 +138,7 @@ final class DefaultCommandGateway implements CommandGateway {
 
     /** What a request id stored, as the answer to a send of it. */
     private static CommandResult storedResult(CommandMessage command, DomainEventStream stored) {
+        StoredCommands.requireSameCommand(command, stored);
         return new CommandResult(
                 stored.commandId(),
                 command.requestId(),

@@ -31,6 +31,15 @@ public record CommandMessage(
      */
     public static final String CAUSE_HEADER = "lanes.cause";
 
+    /**
+     * The header that carries a hash of the command as its sender serialized it (its type and payload): stored with
+     * the command's events, so that a later message of the same request id whose hash differs is refused with a
+     * {@code RequestIdReusedException} instead of being answered with the stored result of another command. Messages
+     * without it (or answered from a stream stored without it) are not compared. The HTTP endpoint of the Spring Boot
+     * starter sets it; any sender may.
+     */
+    public static final String HASH_HEADER = "lanes.command-hash";
+
     public CommandMessage {
         Require.notBlank(messageId, "messageId");
         Objects.requireNonNull(aggregateId, "aggregateId");

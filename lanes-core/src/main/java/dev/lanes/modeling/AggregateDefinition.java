@@ -31,6 +31,7 @@ public final class AggregateDefinition<S> {
     private final MaterializedNamedAggregate namedAggregate;
     private final Function<AggregateId, S> initialState;
     private final Map<Class<?>, BiFunction<S, Object, Mono<List<Object>>>> commandHandlers;
+    private final List<Class<?>> commandTypes;
     private final Map<Class<?>, BiFunction<S, Object, S>> eventAppliers;
     private final ConcurrentHashMap<Class<?>, Optional<BiFunction<S, Object, Mono<List<Object>>>>> resolvedCommands =
             new ConcurrentHashMap<>();
@@ -41,6 +42,7 @@ public final class AggregateDefinition<S> {
         this.namedAggregate = builder.namedAggregate;
         this.initialState = builder.initialState;
         this.commandHandlers = Map.copyOf(builder.commandHandlers);
+        this.commandTypes = List.copyOf(builder.commandHandlers.keySet());
         this.eventAppliers = Map.copyOf(builder.eventAppliers);
     }
 
@@ -57,6 +59,11 @@ public final class AggregateDefinition<S> {
     public AggregateState<S> initial(AggregateId aggregateId) {
         return new AggregateState<>(
                 aggregateId, 0, Objects.requireNonNull(initialState.apply(aggregateId), "initial state"));
+    }
+
+    /** The command classes handlers are registered for, in registration order. */
+    public List<Class<?>> commandTypes() {
+        return List.copyOf(commandTypes);
     }
 
     /** Whether a handler exists for this command's class. */

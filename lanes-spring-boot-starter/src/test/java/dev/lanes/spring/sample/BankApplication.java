@@ -11,7 +11,8 @@ import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.annotation.Bean;
 
-/** The bank as a Spring Boot service: the starter wires Lanes from these beans; {@link CommandController} is its API. */
+/** The bank as a Spring Boot service: the starter wires Lanes from these beans; the starter's endpoint takes its commands
+ * ({@code POST /commands/account/{id}/{command}}) and {@link BalanceController} reads balances. */
 @SpringBootApplication
 public class BankApplication {
 

@@ -36,8 +36,8 @@ class BankApplicationPostgresTest {
     void commandsSentOverHttpAreStoredInPostgres() {
         BankHttp http = new BankHttp(port);
 
-        Answer opened = http.command("acc-pg", "PROCESSED", "{\"type\":\"OpenAccount\",\"owner\":\"ada\"}");
-        Answer deposit = http.command("acc-pg", "PROJECTED", "{\"type\":\"Deposit\",\"amount\":70}");
+        Answer opened = http.command("acc-pg", "OpenAccount", "PROCESSED", "{\"owner\":\"ada\"}");
+        Answer deposit = http.command("acc-pg", "Deposit", "PROJECTED", "{\"amount\":70}");
 
         assertThat(opened.status()).as(opened.body()).isEqualTo(200);
         assertThat(deposit.<Integer>read("$.version")).isEqualTo(2);

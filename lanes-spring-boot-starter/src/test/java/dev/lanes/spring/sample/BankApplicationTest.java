@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.lanes.Lanes;
 import dev.lanes.eventsourcing.EventStore;
+import dev.lanes.examples.bank.TransferSaga;
 import dev.lanes.micrometer.LanesMicrometer;
 import dev.lanes.runtime.LanesRuntime;
 import dev.lanes.spring.LanesLifecycle;
@@ -77,12 +78,12 @@ class BankApplicationTest {
     @Test
     void depositsAnsweredAtProjectedShowInTheProjection() {
         String id = account();
-        Answer opened = http.command(id, "PROCESSED", "{\"type\":\"OpenAccount\",\"owner\":\"ada\"}");
+        Answer opened = http.command(id, "OpenAccount", "PROCESSED", "{\"owner\":\"ada\"}");
         assertThat(opened.status()).as(opened.body()).isEqualTo(200);
         assertThat(opened.<Integer>read("$.version")).isEqualTo(1);
         assertThat(opened.<String>read("$.events[0].type")).isEqualTo("AccountOpened");
 
-        Answer deposit = http.command(id, "PROJECTED", "{\"type\":\"Deposit\",\"amount\":100}");
+        Answer deposit = http.command(id, "Deposit", "PROJECTED", "{\"amount\":100}");
 
         assertThat(deposit.status()).as(deposit.body()).isEqualTo(200);
         assertThat(deposit.<String>read("$.stage")).isEqualTo("PROJECTED");
@@ -100,8 +101,10 @@ class BankApplicationTest {
         String from = openedWith(500);
         String to = openedWith(0);
 
+        // a transfer is a withdrawal whose reference names the transfer and the account to credit
+        String reference = TransferSaga.debitReference(UUID.randomUUID().toString(), to);
         Answer transfer =
-                http.command(from, "PROJECTED", "{\"type\":\"Transfer\",\"amount\":120,\"to\":\"" + to + "\"}");
+                http.command(from, "Withdraw", "PROJECTED", "{\"amount\":120,\"reference\":\"" + reference + "\"}");
 
         assertThat(transfer.status()).as(transfer.body()).isEqualTo(200);
         assertThat(http.get("/balances/" + from).<Integer>read("$.balance")).isEqualTo(380);
@@ -115,8 +118,8 @@ class BankApplicationTest {
     void eachWaitStageIsAnsweredAtThatStage() {
         String id = openedWith(10);
 
-        Answer sent = http.command(id, "SENT", "{\"type\":\"Deposit\",\"amount\":1}");
-        Answer processed = http.command(id, "PROCESSED", "{\"type\":\"Deposit\",\"amount\":1}");
+        Answer sent = http.command(id, "Deposit", "SENT", "{\"amount\":1}");
+        Answer processed = http.command(id, "Deposit", "PROCESSED", "{\"amount\":1}");
 
         assertThat(sent.<String>read("$.stage")).isEqualTo("SENT");
         assertThat(sent.<Integer>read("$.version")).isZero();
@@ -131,20 +134,33 @@ class BankApplicationTest {
     void aRefusedCommandIsAnsweredWithTheBankRuleAndChangesNothing() {
         String id = openedWith(50);
 
-        Answer refused = http.command(id, "PROCESSED", "{\"type\":\"Withdraw\",\"amount\":80}");
+        Answer refused = http.command(id, "Withdraw", "PROCESSED", "{\"amount\":80}");
 
         assertThat(refused.status()).isEqualTo(422);
-        assertThat(refused.<String>read("$.error")).isEqualTo("BankRuleViolation");
-        assertThat(refused.<String>read("$.message")).contains("insufficient funds: balance 50, withdrawal 80");
+        assertThat(refused.<String>read("$.rejection")).isEqualTo("BankRuleViolation");
+        assertThat(refused.<String>read("$.detail")).contains("insufficient funds: balance 50, withdrawal 80");
         assertThat(http.get("/balances/" + id).<Integer>read("$.version")).isEqualTo(2);
     }
 
     @Test
-    void anUnknownCommandTypeIsABadRequest() {
-        Answer answer = http.command(account(), "PROCESSED", "{\"type\":\"Borrow\",\"amount\":80}");
+    void anUnknownCommandIsNotFound() {
+        Answer answer = http.command(account(), "Borrow", "PROCESSED", "{\"amount\":80}");
 
-        assertThat(answer.status()).isEqualTo(400);
-        assertThat(answer.<String>read("$.message")).contains("unknown command type 'Borrow'");
+        assertThat(answer.status()).isEqualTo(404);
+        assertThat(answer.<String>read("$.detail")).contains("has no command 'Borrow'");
+    }
+
+    @Test
+    void aDepositResentWithItsKeyIsAppliedOnce() {
+        String id = openedWith(10);
+
+        Answer first = http.command(id, "Deposit", "PROCESSED", "{\"amount\":5}", "deposit-1");
+        Answer resent = http.command(id, "Deposit", "PROCESSED", "{\"amount\":5}", "deposit-1");
+
+        assertThat(resent.<Integer>read("$.version")).isEqualTo(first.<Integer>read("$.version"));
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(http.get("/balances/" + id).<Integer>read("$.balance"))
+                        .isEqualTo(15));
     }
 
     @Test
@@ -160,7 +176,7 @@ class BankApplicationTest {
 
     @Test
     void theRuntimeAndDispatcherMetersAreInTheApplicationsRegistry() {
-        http.command(account(), "PROCESSED", "{\"type\":\"OpenAccount\",\"owner\":\"bob\"}");
+        http.command(account(), "OpenAccount", "PROCESSED", "{\"owner\":\"bob\"}");
 
         assertThat(registry.find(LanesMicrometer.RUNTIME_STATE).gauges()).isNotEmpty();
         assertThat(registry.find(LanesMicrometer.QUEUED)
@@ -175,9 +191,9 @@ class BankApplicationTest {
 
     private String openedWith(long balance) {
         String id = account();
-        http.command(id, "PROCESSED", "{\"type\":\"OpenAccount\",\"owner\":\"" + id + "\"}");
+        http.command(id, "OpenAccount", "PROCESSED", "{\"owner\":\"" + id + "\"}");
         if (balance > 0) {
-            http.command(id, "PROCESSED", "{\"type\":\"Deposit\",\"amount\":" + balance + "}");
+            http.command(id, "Deposit", "PROCESSED", "{\"amount\":" + balance + "}");
         }
         return id;
     }

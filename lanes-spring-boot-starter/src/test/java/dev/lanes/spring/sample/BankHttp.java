@@ -9,6 +9,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.UUID;
 
 /** A plain JDK HTTP client for the sample's API: real requests to the port the test's server listens on. */
 final class BankHttp {
@@ -33,10 +34,18 @@ final class BankHttp {
         }
     }
 
-    Answer command(String id, String wait, String body) {
-        return send(HttpRequest.newBuilder(URI.create(base + "/commands/account/" + id + "?wait=" + wait))
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body)));
+    /** Posts {@code command} to the starter's endpoint with a fresh request id. */
+    Answer command(String id, String command, String wait, String body) {
+        return command(id, command, wait, body, UUID.randomUUID().toString());
+    }
+
+    /** Posts {@code command} with the request id {@code key}: a retry sends the same key. */
+    Answer command(String id, String command, String wait, String body, String key) {
+        return send(
+                HttpRequest.newBuilder(URI.create(base + "/commands/account/" + id + "/" + command + "?wait=" + wait))
+                        .header("Content-Type", "application/json")
+                        .header("Idempotency-Key", key)
+                        .POST(HttpRequest.BodyPublishers.ofString(body)));
     }
 
     Answer get(String path) {
