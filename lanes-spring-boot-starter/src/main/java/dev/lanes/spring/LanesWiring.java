@@ -11,7 +11,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.jspecify.annotations.Nullable;
 
 /**
  * What the auto-configured {@code Lanes} was wired with (store, snapshots, checkpoints, dead letters, buses,
@@ -52,10 +51,6 @@ final class LanesWiring {
 
     void track(Tracked processor) {
         tracked.add(processor);
-    }
-
-    List<Tracked> tracked() {
-        return List.copyOf(tracked);
     }
 
     /**
@@ -118,10 +113,6 @@ final class LanesWiring {
         return all;
     }
 
-    boolean isEmpty() {
-        return details.isEmpty();
-    }
-
     /** One line: {@code store=..., snapshots=..., ..., processors={BalanceProjection=replay, ...}}. */
     String summary() {
         StringBuilder line = new StringBuilder();
@@ -132,10 +123,5 @@ final class LanesWiring {
             line.append(key).append('=').append(value);
         });
         return line.toString();
-    }
-
-    @Nullable
-    Long target(String processor) {
-        return targets.get(processor);
     }
 }
