@@ -1,6 +1,7 @@
 package dev.lanes.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.lanes.Lanes;
 import dev.lanes.command.CommandGateway;
@@ -227,6 +228,21 @@ class LanesAutoConfigurationTest {
                             .balance())
                     .isEqualTo(40);
         });
+    }
+
+    @Test
+    void aReplayFeedOnTheInMemoryStoreReadsTheStoreInsteadOfTheBus() {
+        runner.withPropertyValues("lanes.processors.feed.BalanceProjection=replay")
+                .run(context -> {
+                    assertThat(context.getBean(LanesWiring.class).details())
+                            .containsEntry("processors", Map.of("BalanceProjection", "replay"));
+                    context.getBean(CommandGateway.class)
+                            .send(Bank.account("r-1"), new OpenAccount("ada"), WaitStage.PROCESSED)
+                            .block(Duration.ofSeconds(10));
+                    BalanceProjection balances = context.getBean(BalanceProjection.class);
+                    await().atMost(Duration.ofSeconds(10))
+                            .untilAsserted(() -> assertThat(balances.rows()).containsKey("r-1"));
+                });
     }
 
     @Test

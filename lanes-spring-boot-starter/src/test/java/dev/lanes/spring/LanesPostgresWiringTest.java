@@ -36,6 +36,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.postgresql.ds.PGSimpleDataSource;
 import org.slf4j.event.Level;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Health;
@@ -239,6 +240,22 @@ class LanesPostgresWiringTest {
                 .withPropertyValues("lanes.postgres.socket-timeout=0")
                 .run(context ->
                         assertThat(hikari(context.getBean(DataSource.class))).doesNotContainKey("socketTimeout"));
+    }
+
+    @Test
+    void aPgjdbcDataSourceGetsTheSocketTimeoutUnlessItHasItsOwn() {
+        String url = database()[0].substring("spring.datasource.url=".length());
+        PGSimpleDataSource plain = new PGSimpleDataSource();
+        plain.setURL(url);
+        plain.setUser(TestPostgres.USER);
+        PGSimpleDataSource own = new PGSimpleDataSource();
+        own.setURL(url);
+        own.setUser(TestPostgres.USER);
+        own.setSocketTimeout(9);
+        runner.withBean(DataSource.class, () -> plain)
+                .run(context -> assertThat(plain.getSocketTimeout()).isEqualTo(30));
+        runner.withBean(DataSource.class, () -> own)
+                .run(context -> assertThat(own.getSocketTimeout()).isEqualTo(9));
     }
 
     @Test

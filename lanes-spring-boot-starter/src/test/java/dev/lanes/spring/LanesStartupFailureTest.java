@@ -67,6 +67,17 @@ class LanesStartupFailureTest {
                 .contains("or set lanes.store=memory");
     }
 
+    @Test
+    void aTrackingFeedWithoutACheckpointStoreFailsNamingTheProperty() {
+        assertThatThrownBy(() -> start("lanes.store=memory", "lanes.processors.feed.BalanceProjection=tracking"))
+                .isNotNull();
+
+        assertThat(description())
+                .startsWith("lanes.processors.feed.BalanceProjection: 'tracking' needs a checkpoint store, and this"
+                        + " application has none");
+        assertThat(logs.text()).contains("or set lanes.processors.feed.BalanceProjection to replay or bus");
+    }
+
     private static void start(String... properties) {
         new SpringApplicationBuilder(Application.class)
                 .web(WebApplicationType.NONE)
