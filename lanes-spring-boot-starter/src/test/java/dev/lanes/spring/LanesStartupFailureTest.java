@@ -42,6 +42,13 @@ class LanesStartupFailureTest {
                 "lanes.shutdown-timeout=abc     | lanes.shutdown-timeout: 'abc' is not a valid Duration",
                 "lanes.quiet-period=40s         | lanes.quiet-period must be at least 0 and shorter than"
                         + " lanes.shutdown-timeout (PT30S): PT40S",
+                "lanes.command-bus-capacity=0   | lanes.command-bus-capacity must be within [1, 2^30]: 0",
+                "lanes.schedulers.workers=0     | lanes.schedulers.workers must be positive: 0",
+                "lanes.kafka.topic-partitions=0 | lanes.kafka.topic-partitions must be positive: 0",
+                "lanes.postgres.socket-timeout=500ms | lanes.postgres.socket-timeout must be 0 (leave the DataSource"
+                        + " alone) or at least 1s: PT0.5S",
+                "lanes.postgres.enabled=false,lanes.store=postgres | lanes.store: 'postgres' contradicts"
+                        + " lanes.postgres.enabled=false; set one of them only",
                 "lanes.postgres.snapshot-interval=-1 | lanes.postgres.snapshot-interval must be 0 (none) or positive: -1",
                 "lanes.shutdown-timeout=45s     | lanes.shutdown-timeout (PT45S) must not be longer than"
                         + " spring.lifecycle.timeout-per-shutdown-phase (PT30S): Spring would stop waiting for Lanes'"
@@ -49,8 +56,9 @@ class LanesStartupFailureTest {
                 "lanes.processors.feed.Nope=replay | lanes.processors.feed.Nope: 'replay' names no EventProcessor bean"
                         + " (the processor beans are: [BalanceProjection])"
             })
-    void anInvalidPropertyFailsTheStartWithOneReportNamingItTheValueAndTheValidOnes(String property, String line) {
-        assertThatThrownBy(() -> start("lanes.store=memory", property)).isNotNull();
+    void anInvalidPropertyFailsTheStartWithOneReportNamingItTheValueAndTheValidOnes(String properties, String line) {
+        String[] set = ("lanes.store=memory," + properties).split(",");
+        assertThatThrownBy(() -> start(set)).isNotNull();
 
         assertThat(description()).isEqualTo(line);
     }
