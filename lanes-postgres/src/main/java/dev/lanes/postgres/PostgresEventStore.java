@@ -449,6 +449,48 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
                 .map(row -> new PositionedStream(row.position(), decode(row.aggregateId(), row.stream())));
     }
 
+    /**
+     * The position of the last stream of these types stored when the call runs, or 0 when there is none: how far a
+     * tracking processor reading these types must get to have seen every stream stored before the call (the Spring Boot
+     * starter's health waits for its tracking processors to get there). Of every type when {@code types} is empty.
+     */
+    public Mono<Long> lastPosition(Set<MaterializedNamedAggregate> types) {
+        return Mono.defer(() -> {
+            requireOpen();
+            Set<MaterializedNamedAggregate> wanted = Set.copyOf(types);
+            return jdbc.call(
+                    "reading the last position of " + (wanted.isEmpty() ? "all types" : wanted), connection -> {
+                        String sql = "SELECT coalesce(max(position), 0) FROM lanes_event_streams"
+                                + (wanted.isEmpty()
+                                        ? ""
+                                        : " WHERE (context_name, aggregate_name) IN (SELECT * FROM unnest(?::text[], ?::text[]))");
+                        try (PreparedStatement query = connection.prepareStatement(sql)) {
+                            if (!wanted.isEmpty()) {
+                                List<MaterializedNamedAggregate> ordered = List.copyOf(wanted);
+                                query.setArray(
+                                        1,
+                                        connection.createArrayOf(
+                                                "text",
+                                                ordered.stream()
+                                                        .map(MaterializedNamedAggregate::contextName)
+                                                        .toArray()));
+                                query.setArray(
+                                        2,
+                                        connection.createArrayOf(
+                                                "text",
+                                                ordered.stream()
+                                                        .map(MaterializedNamedAggregate::aggregateName)
+                                                        .toArray()));
+                            }
+                            try (ResultSet result = query.executeQuery()) {
+                                result.next();
+                                return result.getLong(1);
+                            }
+                        }
+                    });
+        });
+    }
+
     /** A row of the global order before its JSON is parsed. */
     private record PositionedRow(long position, AggregateId aggregateId, Row stream) {}
 

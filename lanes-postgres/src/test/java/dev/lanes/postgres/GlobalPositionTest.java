@@ -114,6 +114,30 @@ class GlobalPositionTest {
     }
 
     @Test
+    void lastPositionIsThePositionOfTheLastStreamOfTheTypesAndZeroWithoutOne() {
+        try (PostgresEventStore own = PostgresEventStore.connect(
+                TestDatabase.jdbcUrl(TestDatabase.createDatabase()), TestDatabase.USER, null)) {
+            own.migrate(); // a database of its own: the shared one's last position moves with other tests
+            Set<dev.lanes.api.MaterializedNamedAggregate> accounts = Set.of(Bank.ACCOUNT.materialize());
+            Set<dev.lanes.api.MaterializedNamedAggregate> ledgers =
+                    Set.of(NamedAggregate.of("other", "ledger").materialize());
+            assertThat(own.lastPosition(accounts).block(TIMEOUT)).isZero();
+
+            own.append(opened(Bank.account("first-" + UUID.randomUUID()))).block(TIMEOUT);
+            own.append(opened(Bank.account("second-" + UUID.randomUUID()))).block(TIMEOUT);
+            List<PositionedStream> stored = Awaitility.await()
+                    .atMost(TIMEOUT)
+                    .until(() -> own.readAll(0, 10).collectList().block(TIMEOUT), read -> read.size() == 2);
+
+            assertThat(own.lastPosition(accounts).block(TIMEOUT))
+                    .isEqualTo(stored.get(1).position());
+            assertThat(own.lastPosition(Set.of()).block(TIMEOUT))
+                    .isEqualTo(stored.get(1).position());
+            assertThat(own.lastPosition(ledgers).block(TIMEOUT)).isZero();
+        }
+    }
+
+    @Test
     void aStreamOfATypeThatCannotBeDecodedHoldsUpNoReaderOfOtherTypes() throws SQLException {
         try (PostgresEventStore own = PostgresEventStore.connect(
                 TestDatabase.jdbcUrl(TestDatabase.createDatabase()), TestDatabase.USER, null)) {

@@ -3,25 +3,43 @@ package dev.lanes.spring;
 import dev.lanes.Lanes;
 import dev.lanes.dispatch.DispatcherMetrics;
 import dev.lanes.event.DomainEventBus;
+import dev.lanes.eventsourcing.CheckpointStore;
+import dev.lanes.eventsourcing.CheckpointStores;
 import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.eventsourcing.SnapshotStore;
 import dev.lanes.modeling.AggregateDefinition;
+import dev.lanes.processing.DeadLetterQueue;
 import dev.lanes.processing.EventProcessor;
+import dev.lanes.processing.ProcessorKind;
+import dev.lanes.processing.Snapshotter;
+import dev.lanes.processing.TrackingProcessor;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Builds the auto-configured {@link Lanes} from what the application context holds: the aggregates, processors and
  * infrastructure beans, then the properties, then the customizers (last, so they can override anything).
  *
+ * <p>Each {@link EventProcessor} bean gets its feed ({@link LanesProperties.Feed}): {@code lanes.processors.feed.<name>}
+ * if set, else, with a durable {@code checkpoints} store (PostgreSQL), {@code replay} for a projection and {@code
+ * tracking} for a handler or snapshotter, and {@code bus} otherwise; sagas are always fed by the bus. Processors fed
+ * from the store are {@link TrackingProcessor}s with the dispatcher metrics and the instance's dead-letter queue.
+ *
  * @param aggregates every {@link AggregateDefinition} bean, in bean order
  * @param processors every {@link EventProcessor} bean
- * @param factories every {@link EventProcessorFactory} bean (sagas)
+ * @param factories every {@link EventProcessorFactory} bean (sagas), fed by the bus
  * @param eventStore where streams are stored
  * @param snapshotStore where snapshots are loaded from, or {@code null} for none
  * @param eventBus the event bus, or {@code null} for the in-memory one
  * @param metrics where dispatchers record, or {@code null} for none
+ * @param checkpoints where {@code tracking} processors keep their checkpoints, or {@code null} for none (then no
+ *     processor is {@code tracking} unless set, and setting it fails)
+ * @param deadLetterQueue where processors park, or {@code null} for the in-memory queue
  * @param customizers applied last, in order
  */
 record LanesFactory(
@@ -32,6 +50,8 @@ record LanesFactory(
         @Nullable SnapshotStore snapshotStore,
         @Nullable DomainEventBus eventBus,
         @Nullable DispatcherMetrics metrics,
+        @Nullable CheckpointStore checkpoints,
+        @Nullable DeadLetterQueue deadLetterQueue,
         List<LanesBuilderCustomizer> customizers) {
 
     LanesFactory {
@@ -43,15 +63,21 @@ record LanesFactory(
     }
 
     /**
-     * Wires the instance; starts nothing.
+     * Wires the instance; starts nothing. Records each processor's feed, and those fed from the store, in {@code
+     * wiring}.
      *
      * @throws IllegalStateException when the context declares no {@link AggregateDefinition} bean
+     * @throws LanesConfigurationException naming the property when {@code lanes.processors.feed.<name>} names no
+     *     processor bean, asks a saga to be fed from the store, or asks for {@code tracking} without a checkpoint store
      */
-    Lanes build(LanesProperties properties, DispatcherSchedulers schedulers, LanesParkingLots parking) {
+    Lanes build(
+            LanesProperties properties, DispatcherSchedulers schedulers, LanesParkingLots parking, LanesWiring wiring) {
         if (aggregates.isEmpty()) {
             throw new IllegalStateException("Lanes auto-configuration found no AggregateDefinition bean: declare one"
                     + " (@Bean AggregateDefinition<Account> account() { ... }) or exclude LanesAutoConfiguration");
         }
+        Map<String, LanesProperties.Feed> configured = properties.processors().feed();
+        requireKnownProcessors(configured);
         Lanes.Builder builder = Lanes.builder()
                 .eventStore(eventStore)
                 .shutdownTimeout(properties.shutdownTimeout())
@@ -66,10 +92,29 @@ record LanesFactory(
             builder.schedulers(schedulers::create);
         }
         aggregates.forEach(builder::aggregate);
-        processors.forEach(builder::processor);
+        if (deadLetterQueue != null) {
+            builder.deadLetterQueue(deadLetterQueue);
+        }
+        for (EventProcessor processor : processors) {
+            LanesProperties.Feed feed = feedOf(processor, configured.get(processor.name()));
+            wiring.feed(processor.name(), name(feed));
+            if (feed == LanesProperties.Feed.BUS) {
+                builder.processor(processor);
+            } else {
+                track(builder, processor, feed, wiring);
+            }
+        }
         factories.forEach(factory -> builder.processor(factory::create));
+        int interval = properties.postgres().snapshotInterval();
         if (snapshotStore != null) {
             builder.snapshotStore(snapshotStore);
+            if (interval > 0) {
+                for (AggregateDefinition<?> aggregate : aggregates) {
+                    EventProcessor snapshotter = snapshotter(aggregate, snapshotStore, interval);
+                    builder.processor(snapshotter);
+                    wiring.feed(snapshotter.name(), name(LanesProperties.Feed.BUS));
+                }
+            }
         }
         if (eventBus != null) {
             builder.eventBus(eventBus);
@@ -79,5 +124,69 @@ record LanesFactory(
         }
         customizers.forEach(customizer -> customizer.customize(builder));
         return builder.build();
+    }
+
+    private void track(Lanes.Builder builder, EventProcessor processor, LanesProperties.Feed feed, LanesWiring wiring) {
+        CheckpointStore durable = checkpoints;
+        CheckpointStore store =
+                feed == LanesProperties.Feed.TRACKING && durable != null ? durable : CheckpointStores.inMemory();
+        DispatcherMetrics recording = metrics != null ? metrics : DispatcherMetrics.NONE;
+        builder.trackingProcessor((events, queue) -> TrackingProcessor.builder(processor, events, store)
+                .deadLetterQueue(queue)
+                .metrics(recording)
+                .build());
+        wiring.track(new LanesWiring.Tracked(processor.name(), feed, processor.aggregateTypes(), store));
+    }
+
+    private LanesProperties.Feed feedOf(EventProcessor processor, LanesProperties.@Nullable Feed configured) {
+        String property = "lanes.processors.feed." + processor.name();
+        if (processor.kind() == ProcessorKind.SAGA) {
+            if (configured != null && configured != LanesProperties.Feed.BUS) {
+                throw new LanesConfigurationException(
+                        property + ": '" + name(configured) + "' is not possible for the saga " + processor.name()
+                                + ", which is fed by the bus only (its commands must not be sent again on a replay)",
+                        "Remove " + property + " or set it to bus.");
+            }
+            return LanesProperties.Feed.BUS;
+        }
+        boolean durable = checkpoints != null && checkpoints.durable();
+        if (configured == LanesProperties.Feed.TRACKING && checkpoints == null) {
+            throw new LanesConfigurationException(
+                    property + ": 'tracking' needs a checkpoint store, and this application has none (the store is "
+                            + eventStore + ")",
+                    "Store the events in PostgreSQL (lanes-postgres and a DataSource), declare a CheckpointStore bean,"
+                            + " or set " + property + " to replay or bus.");
+        }
+        if (configured != null) {
+            return configured;
+        }
+        if (!durable) {
+            return LanesProperties.Feed.BUS;
+        }
+        return processor.kind() == ProcessorKind.PROJECTION
+                ? LanesProperties.Feed.REPLAY
+                : LanesProperties.Feed.TRACKING;
+    }
+
+    private void requireKnownProcessors(Map<String, LanesProperties.Feed> configured) {
+        Set<String> names = new TreeSet<>();
+        processors.forEach(processor -> names.add(processor.name()));
+        for (Map.Entry<String, LanesProperties.Feed> entry : configured.entrySet()) {
+            if (!names.contains(entry.getKey())) {
+                throw new LanesConfigurationException(
+                        "lanes.processors.feed." + entry.getKey() + ": '" + name(entry.getValue())
+                                + "' names no EventProcessor bean (the processor beans are: " + names + ")",
+                        "Use the processor's name (EventProcessor.name()), or remove the property.");
+            }
+        }
+    }
+
+    private <S> EventProcessor snapshotter(AggregateDefinition<S> aggregate, SnapshotStore snapshots, int interval) {
+        return Snapshotter.processor(
+                "Snapshotter-" + aggregate.namedAggregate(), aggregate, eventStore, snapshots, interval);
+    }
+
+    static String name(Enum<?> value) {
+        return value.name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 }

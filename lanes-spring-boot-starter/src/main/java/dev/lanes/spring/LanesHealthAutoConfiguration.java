@@ -22,7 +22,9 @@ public final class LanesHealthAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(name = "lanesHealthIndicator")
-    LanesHealthIndicator lanesHealthIndicator(Lanes lanes, LanesParkingLots parking) {
-        return new LanesHealthIndicator(lanes, parking);
+    LanesHealthIndicator lanesHealthIndicator(
+            Lanes lanes, LanesParkingLots parking, LanesWiring wiring, LanesProperties properties) {
+        return new LanesHealthIndicator(
+                lanes, parking, wiring, properties.processors().healthWaitsForCatchUp());
     }
 }

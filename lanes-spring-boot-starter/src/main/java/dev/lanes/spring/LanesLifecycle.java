@@ -2,6 +2,7 @@ package dev.lanes.spring;
 
 import dev.lanes.Lanes;
 import dev.lanes.runtime.LanesRuntime;
+import dev.lanes.runtime.ShutdownReport;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -26,6 +27,16 @@ import org.springframework.context.SmartLifecycle;
  * {@code spring.lifecycle.timeout-per-shutdown-phase} (30 s by default), so the auto-configuration refuses to start
  * when {@code lanes.shutdown-timeout} is longer ({@link #requireWithinPhase}): Spring would stop waiting while Lanes
  * still drains, and the JVM could exit mid-drain. There is no restart: a stopped runtime stays stopped.
+ *
+ * <p><b>Forced stop.</b> A stop that ended forced (the deadline passed with work still open, or a component failed to
+ * stop) is logged at WARN with its report, naming both timeouts: commands still in flight were not answered and
+ * tracking processors read again what they had not checkpointed. A graceful stop is the runtime's INFO report only.
+ *
+ * <p><b>Both timeouts together.</b> On SIGTERM Spring first stops the web server's graceful phase (it waits for the
+ * requests it holds, at most {@code spring.lifecycle.timeout-per-shutdown-phase}), then this phase: Lanes drains for
+ * at most {@code lanes.shutdown-timeout}, which must not exceed the phase timeout. The whole stop can therefore take up
+ * to the phase timeout plus Lanes' own; a platform's kill grace period (Kubernetes' {@code
+ * terminationGracePeriodSeconds}) should exceed both.
  *
  * <p>Thread-safety: Spring calls start and stop from one thread at a time; the callback runs on the thread that ends
  * the runtime's stop (a Lanes or timer thread).
@@ -57,10 +68,12 @@ public final class LanesLifecycle implements SmartLifecycle {
      */
     static Duration requireWithinPhase(Duration shutdownTimeout, Duration shutdownPhase) {
         if (shutdownTimeout.compareTo(shutdownPhase) > 0) {
-            throw new IllegalArgumentException("lanes.shutdown-timeout (" + shutdownTimeout
-                    + ") must not be longer than"
-                    + " spring.lifecycle.timeout-per-shutdown-phase (" + shutdownPhase + "): Spring would stop waiting"
-                    + " for Lanes' graceful stop while it still drains; raise the phase timeout or lower Lanes' own");
+            throw new LanesConfigurationException(
+                    "lanes.shutdown-timeout (" + shutdownTimeout + ") must not be longer than"
+                            + " spring.lifecycle.timeout-per-shutdown-phase (" + shutdownPhase + "): Spring would stop"
+                            + " waiting for Lanes' graceful stop while it still drains; raise the phase timeout or lower"
+                            + " Lanes' own",
+                    "Set spring.lifecycle.timeout-per-shutdown-phase to at least lanes.shutdown-timeout.");
         }
         return shutdownTimeout;
     }
@@ -73,8 +86,21 @@ public final class LanesLifecycle implements SmartLifecycle {
      */
     @Override
     public void start() {
+        lanes.runtime().terminated().subscribe(this::reportForced);
         lanes.start(startTimeout);
         running.set(true);
+    }
+
+    private void reportForced(ShutdownReport report) {
+        if (!report.graceful()) {
+            log.warn(
+                    "{} did not stop gracefully within lanes.shutdown-timeout ({}): work still open was cut (senders"
+                            + " waiting for it were not answered); raise lanes.shutdown-timeout together with"
+                            + " spring.lifecycle.timeout-per-shutdown-phase if the drain needs longer. {}",
+                    lanes.runtime(),
+                    shutdownTimeout,
+                    report);
+        }
     }
 
     /** Stops gracefully and waits for it, at most the shutdown timeout plus a second. */

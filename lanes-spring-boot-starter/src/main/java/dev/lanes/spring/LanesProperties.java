@@ -27,8 +27,13 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param commandBusCapacity New commands the in-memory command bus holds per aggregate type before a send fails fast,
  *     1 to 2^30.
  * @param schedulers Scheduler suppliers of the command and event dispatchers.
- * @param postgres PostgreSQL event store, chosen when the application has a DataSource.
+ * @param store Where events are stored: postgres (the application's DataSource) or memory (lost at every restart).
+ *     Unset: postgres when lanes-postgres is on the classpath, and then a start without a DataSource fails saying so;
+ *     memory otherwise.
+ * @param postgres PostgreSQL event store, snapshot store, checkpoint store and dead-letter queue over the
+ *     application's DataSource.
  * @param kafka Kafka command and event buses, chosen when lanes.kafka.bootstrap-servers is set.
+ * @param processors How each EventProcessor bean is fed: from the store (tracking, replay) or from the event bus.
  */
 @ConfigurationProperties("lanes")
 public record LanesProperties(
@@ -38,8 +43,10 @@ public record LanesProperties(
         @DefaultValue("30s") Duration commandTimeout,
         @DefaultValue("16384") int commandBusCapacity,
         @DefaultValue Schedulers schedulers,
+        @Nullable Store store,
         @DefaultValue Postgres postgres,
-        @DefaultValue Kafka kafka) {
+        @DefaultValue Kafka kafka,
+        @DefaultValue Processors processors) {
 
     /** The largest {@code lanes.command-bus-capacity}: 2^30, as the command bus allows. */
     static final int MAX_COMMAND_BUS_CAPACITY = 1 << 30;
@@ -64,6 +71,11 @@ public record LanesProperties(
         Objects.requireNonNull(schedulers, "lanes.schedulers");
         Objects.requireNonNull(postgres, "lanes.postgres");
         Objects.requireNonNull(kafka, "lanes.kafka");
+        Objects.requireNonNull(processors, "lanes.processors");
+        if (store == Store.POSTGRES && !postgres.enabled()) {
+            throw new IllegalArgumentException(
+                    "lanes.store: 'postgres' contradicts lanes.postgres.enabled=false; set one of them only");
+        }
     }
 
     /** Every default, as an application without {@code lanes.*} properties gets them. */
@@ -75,8 +87,10 @@ public record LanesProperties(
                 CommandResults.DEFAULT_TIMEOUT,
                 CommandBuses.DEFAULT_CAPACITY_PER_TYPE,
                 new Schedulers(SchedulerKind.PER_TYPE, null),
-                new Postgres(true, true),
-                new Kafka(null, null, "lanes", Lanes.DEFAULT_START_TIMEOUT, null, (short) 1, Map.of()));
+                null,
+                new Postgres(true, true, Postgres.DEFAULT_SNAPSHOT_INTERVAL, Postgres.DEFAULT_SOCKET_TIMEOUT),
+                new Kafka(null, null, "lanes", Lanes.DEFAULT_START_TIMEOUT, null, (short) 1, Map.of()),
+                new Processors(true, Map.of()));
     }
 
     private static void requirePositive(String property, @Nullable Duration value) {
@@ -118,15 +132,90 @@ public record LanesProperties(
         }
     }
 
+    /** Where the auto-configured {@code Lanes} stores its events ({@code lanes.store}). */
+    public enum Store {
+        /** In memory: every event is lost when the process ends. An explicit choice, never a fallback. */
+        MEMORY,
+        /** PostgreSQL over the application's {@code DataSource} (lanes-postgres on the classpath). */
+        POSTGRES
+    }
+
     /**
-     * The PostgreSQL event store over the application's {@code DataSource} (lanes-postgres on the classpath).
+     * The PostgreSQL stores over the application's {@code DataSource} (lanes-postgres on the classpath): events,
+     * snapshots, tracking checkpoints and dead letters.
      *
-     * @param enabled Whether a DataSource makes Lanes store its events in PostgreSQL; false keeps the in-memory store.
+     * @param enabled Whether lanes-postgres makes Lanes store its events in PostgreSQL; false is lanes.store=memory.
      * @param migrate Whether the Lanes schema is brought to the latest version when the store is created.
+     * @param snapshotInterval Every how many versions an aggregate's snapshot is saved (a Snapshotter per aggregate),
+     *     so loading one replays at most that many streams; 0 saves none.
+     * @param socketTimeout How long one JDBC round trip may stay silent before the driver drops the connection and the
+     *     call fails (pgjdbc's socketTimeout, whole seconds), set on the application's DataSource unless it sets its own
+     *     (in the JDBC URL, spring.datasource.hikari.data-source-properties.socketTimeout, or on a PGSimpleDataSource);
+     *     0 leaves the DataSource as it is.
      */
     public record Postgres(
             @DefaultValue("true") boolean enabled,
-            @DefaultValue("true") boolean migrate) {}
+            @DefaultValue("true") boolean migrate,
+            @DefaultValue("100") int snapshotInterval,
+            @DefaultValue("30s") Duration socketTimeout) {
+
+        /** Snapshots every 100 versions unless set. */
+        public static final int DEFAULT_SNAPSHOT_INTERVAL = 100;
+
+        /** 30 seconds per JDBC round trip unless set: as long as a sender waits by default. */
+        public static final Duration DEFAULT_SOCKET_TIMEOUT = Duration.ofSeconds(30);
+
+        /** @throws IllegalArgumentException naming the property and the value when one is negative */
+        public Postgres {
+            if (snapshotInterval < 0) {
+                throw new IllegalArgumentException(
+                        "lanes.postgres.snapshot-interval must be 0 (none) or positive: " + snapshotInterval);
+            }
+            Objects.requireNonNull(socketTimeout, "lanes.postgres.socket-timeout");
+            if (socketTimeout.isNegative() || (!socketTimeout.isZero() && socketTimeout.toSeconds() < 1)) {
+                throw new IllegalArgumentException(
+                        "lanes.postgres.socket-timeout must be 0 (leave the DataSource alone) or at least 1s: "
+                                + socketTimeout);
+            }
+        }
+    }
+
+    /** How an {@code EventProcessor} bean is fed ({@code lanes.processors.feed.<name>}). */
+    public enum Feed {
+        /**
+         * From the store, from its checkpoint in the checkpoint store (PostgreSQL): after a restart it goes on where it
+         * stopped, so its read model (or its side effects) must outlive the process too. One instance of a deployment
+         * reads at a time. The default of handlers and snapshotters when the store is durable.
+         */
+        TRACKING,
+        /**
+         * From the store, from position 0 at every start (checkpoint in memory): for a read model held in memory, which
+         * each instance rebuilds in full. The default of projections when the store is durable.
+         */
+        REPLAY,
+        /**
+         * From the event bus: sees only what is published after it starts, and counts for {@code PROJECTED} waits. The
+         * default with the in-memory store, and the only feed of sagas.
+         */
+        BUS
+    }
+
+    /**
+     * How the {@code EventProcessor} beans are fed.
+     *
+     * @param healthWaitsForCatchUp Whether the lanes health indicator reports OUT_OF_SERVICE until every processor fed
+     *     from the store has reached the store's head as it was at start.
+     * @param feed The feed of each processor, by its name: tracking (from its checkpoint in PostgreSQL), replay (from
+     *     position 0 at every start) or bus. Unset: replay for projections and tracking for other processors when the
+     *     store is PostgreSQL, bus otherwise; sagas are always fed by the bus.
+     */
+    public record Processors(
+            @DefaultValue("true") boolean healthWaitsForCatchUp,
+            @DefaultValue Map<String, Feed> feed) {
+        public Processors {
+            feed = feed == null ? Map.of() : Map.copyOf(feed);
+        }
+    }
 
     /**
      * The Kafka command and event buses (lanes-kafka on the classpath): set the bootstrap servers and every instance

@@ -1,6 +1,7 @@
 package dev.lanes.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.lanes.Lanes;
 import dev.lanes.command.CommandGateway;
@@ -35,6 +36,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -46,12 +48,54 @@ class LanesAutoConfigurationTest {
     @RegisterExtension
     final LogCapture logs = LogCapture.standardError();
 
-    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+    /** The starter's defaults: lanes-postgres is on this module's test classpath. */
+    private final ApplicationContextRunner defaults = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(LanesAutoConfiguration.class))
             .withUserConfiguration(BankBeans.class);
 
+    /** Events in memory, as chosen. */
+    private final ApplicationContextRunner runner = defaults.withPropertyValues("lanes.store=memory");
+
     @Test
-    void withoutADataSourceLanesRunsOnTheInMemoryStore() {
+    void withoutADataSourceTheStartFailsNamingWhatIsMissing() {
+        defaults.run(context -> {
+            assertThat(context)
+                    .getFailure()
+                    .rootCause()
+                    .isInstanceOf(LanesConfigurationException.class)
+                    .hasMessage("Lanes has lanes-postgres on the classpath but no single DataSource bean to store its"
+                            + " events in");
+            assertThat(((LanesConfigurationException) rootCause(context.getStartupFailure())).action())
+                    .contains("spring-boot-starter-jdbc", "spring.datasource.url", "lanes.store=memory");
+        });
+    }
+
+    @Test
+    void lanesStorePostgresWithoutADataSourceFailsTooAndMemoryWithoutLanesPostgresIsTheDefault() {
+        defaults.withPropertyValues("lanes.store=postgres")
+                .run(context ->
+                        assertThat(context).getFailure().rootCause().isInstanceOf(LanesConfigurationException.class));
+        defaults.withClassLoader(new FilteredClassLoader(PostgresEventStore.class))
+                .run(context -> assertThat(context.getBean(Lanes.class).eventStore())
+                        .isNotInstanceOf(PostgresEventStore.class));
+        defaults.withClassLoader(new FilteredClassLoader(PostgresEventStore.class))
+                .withPropertyValues("lanes.store=postgres")
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .rootCause()
+                        .hasMessage("lanes.store=postgres, but lanes-postgres is not on the classpath"));
+    }
+
+    private static Throwable rootCause(Throwable failure) {
+        Throwable root = failure;
+        while (root.getCause() != null) {
+            root = root.getCause();
+        }
+        return root;
+    }
+
+    @Test
+    void lanesStoreMemoryRunsLanesOnTheInMemoryStore() {
         runner.run(context -> {
             Lanes lanes = context.getBean(Lanes.class);
             assertThat(lanes.runtime().state()).isEqualTo(LanesRuntime.State.RUNNING);
@@ -68,7 +112,7 @@ class LanesAutoConfigurationTest {
 
     @Test
     void aDataSourceMakesThePostgresStoreTheEventStore() {
-        runner.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class))
+        defaults.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class))
                 .withPropertyValues(dataSource())
                 .run(context -> {
                     Lanes lanes = context.getBean(Lanes.class);
@@ -86,7 +130,7 @@ class LanesAutoConfigurationTest {
 
     @Test
     void lanesPostgresEnabledFalseKeepsTheInMemoryStoreBesideADataSource() {
-        runner.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class))
+        defaults.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class))
                 .withPropertyValues(dataSource())
                 .withPropertyValues("lanes.postgres.enabled=false")
                 .run(context -> assertThat(context.getBean(Lanes.class).eventStore())
@@ -187,9 +231,25 @@ class LanesAutoConfigurationTest {
     }
 
     @Test
+    void aReplayFeedOnTheInMemoryStoreReadsTheStoreInsteadOfTheBus() {
+        runner.withPropertyValues("lanes.processors.feed.BalanceProjection=replay")
+                .run(context -> {
+                    assertThat(context.getBean(LanesWiring.class).details())
+                            .containsEntry("processors", Map.of("BalanceProjection", "replay"));
+                    context.getBean(CommandGateway.class)
+                            .send(Bank.account("r-1"), new OpenAccount("ada"), WaitStage.PROCESSED)
+                            .block(Duration.ofSeconds(10));
+                    BalanceProjection balances = context.getBean(BalanceProjection.class);
+                    await().atMost(Duration.ofSeconds(10))
+                            .untilAsserted(() -> assertThat(balances.rows()).containsKey("r-1"));
+                });
+    }
+
+    @Test
     void withoutAnAggregateBeanTheStartFailsSayingWhatToDeclare() {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(LanesAutoConfiguration.class))
+                .withPropertyValues("lanes.store=memory")
                 .run(context -> {
                     assertThat(context)
                             .getFailure()

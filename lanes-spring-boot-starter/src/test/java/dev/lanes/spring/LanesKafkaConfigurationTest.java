@@ -45,7 +45,8 @@ class LanesKafkaConfigurationTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(LanesAutoConfiguration.class))
-            .withUserConfiguration(BankBeans.class);
+            .withUserConfiguration(BankBeans.class)
+            .withPropertyValues("lanes.store=memory");
 
     @Test
     void bootstrapServersWireTheKafkaBusesAndCommandsFlowThroughTheBroker() throws Exception {
@@ -85,6 +86,7 @@ class LanesKafkaConfigurationTest {
                 .build();
         runner.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class))
                 .withPropertyValues(LanesAutoConfigurationTest.dataSource())
+                .withPropertyValues("lanes.store=postgres")
                 .withPropertyValues(kafkaProperties())
                 .withBean(EventTypes.class, () -> types)
                 .run(context -> {

@@ -11,6 +11,7 @@ import dev.lanes.command.WaitStage;
 import dev.lanes.modeling.AggregateDefinition;
 import dev.lanes.runtime.LanesRuntime;
 import dev.lanes.runtime.ShutdownReport;
+import dev.lanes.test.logging.LogCapture;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -19,6 +20,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.event.Level;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
@@ -33,6 +36,10 @@ import reactor.core.publisher.Sinks;
  * deadline still ends the stop, and the health indicator follows the runtime through it.
  */
 class LanesLifecycleTest {
+    /** The forced stop's WARN line, captured as written. */
+    @RegisterExtension
+    final LogCapture logs = LogCapture.standardError();
+
     private static final NamedAggregate GATED = NamedAggregate.of("test", "gated");
     private static final Duration WAIT = Duration.ofSeconds(10);
 
@@ -61,6 +68,7 @@ class LanesLifecycleTest {
     }
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withPropertyValues("lanes.store=memory")
             .withConfiguration(AutoConfigurations.of(LanesAutoConfiguration.class, LanesHealthAutoConfiguration.class))
             .withUserConfiguration(GatedAggregate.class);
 
@@ -137,7 +145,28 @@ class LanesLifecycleTest {
                     assertThat(stuck).isCompletedExceptionally();
                     Health health = context.getBean(LanesHealthIndicator.class).health();
                     assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+                    await().atMost(WAIT)
+                            .untilAsserted(() -> assertThat(logs.lines(Level.WARN))
+                                    .filteredOn(line -> line.logger().endsWith("LanesLifecycle"))
+                                    .singleElement()
+                                    .satisfies(line -> assertThat(line.message())
+                                            .contains("did not stop gracefully within lanes.shutdown-timeout (PT0.5S)")
+                                            .contains("FORCED")
+                                            .contains("spring.lifecycle.timeout-per-shutdown-phase")));
                 });
+    }
+
+    @Test
+    void aGracefulStopLogsNoWarning() {
+        runner.run(context -> {
+            LanesLifecycle lifecycle = context.getBean(LanesLifecycle.class);
+            AtomicInteger calls = new AtomicInteger();
+            lifecycle.stop(calls::incrementAndGet);
+            await().atMost(WAIT).until(() -> calls.get() == 1);
+            assertThat(context.getBean(Lanes.class).runtime().terminated().block(WAIT))
+                    .satisfies(report -> assertThat(report.graceful()).isTrue());
+            assertThat(logs.lines(Level.WARN)).isEmpty();
+        });
     }
 
     @Test

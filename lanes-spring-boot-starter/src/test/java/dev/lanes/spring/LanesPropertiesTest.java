@@ -21,12 +21,17 @@ class LanesPropertiesTest {
     final LogCapture logs = LogCapture.standardError();
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withPropertyValues("lanes.store=memory")
             .withConfiguration(AutoConfigurations.of(LanesAutoConfiguration.class))
             .withUserConfiguration(BankBeans.class);
 
     @Test
     void withoutPropertiesEveryDefaultIsLanesOwn() {
-        runner.run(context -> assertThat(context.getBean(LanesProperties.class)).isEqualTo(LanesProperties.defaults()));
+        runner.run(context -> {
+            LanesProperties bound = context.getBean(LanesProperties.class);
+            assertThat(bound.store()).as("set by this test's runner").isEqualTo(LanesProperties.Store.MEMORY);
+            assertThat(bound).usingRecursiveComparison().ignoringFields("store").isEqualTo(LanesProperties.defaults());
+        });
     }
 
     @Test
@@ -123,6 +128,11 @@ class LanesPropertiesTest {
                         "\"lanes.schedulers.workers\"",
                         "\"lanes.postgres.enabled\"",
                         "\"lanes.postgres.migrate\"",
+                        "\"lanes.postgres.snapshot-interval\"",
+                        "\"lanes.postgres.socket-timeout\"",
+                        "\"lanes.store\"",
+                        "\"lanes.processors.feed\"",
+                        "\"lanes.processors.health-waits-for-catch-up\"",
                         "\"lanes.kafka.bootstrap-servers\"",
                         "\"lanes.kafka.topic-prefix\"",
                         "\"lanes.kafka.client-properties\"")

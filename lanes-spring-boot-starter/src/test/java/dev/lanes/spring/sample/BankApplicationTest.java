@@ -32,6 +32,7 @@ import org.springframework.boot.web.server.context.WebServerApplicationContext;
         properties = {
             // no DataSource in this one: the in-memory store (BankApplicationPostgresTest gives it one)
             "spring.autoconfigure.exclude=org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+            "lanes.store=memory",
             "lanes.shutdown-timeout=10s",
             "management.endpoint.health.show-details=always",
             "management.endpoints.web.exposure.include=health,metrics"
