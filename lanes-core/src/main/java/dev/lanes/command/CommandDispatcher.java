@@ -239,7 +239,6 @@ public final class CommandDispatcher implements GroupedComponent {
             return this;
         }
 
-        /** Aggregate states kept per type on this instance (0 disables the cache). */
         /**
          * Adds a handler interceptor around every aggregate's handlers, inside the ones added before it (see {@link
          * HandlerInterceptor}).
@@ -249,6 +248,7 @@ public final class CommandDispatcher implements GroupedComponent {
             return this;
         }
 
+        /** Aggregate states kept per type on this instance (0 disables the cache). */
         public Builder cacheCapacity(int cacheCapacity) {
             this.cacheCapacity = Require.notNegative(cacheCapacity, "cacheCapacity");
             return this;

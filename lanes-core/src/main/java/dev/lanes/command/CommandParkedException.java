@@ -12,7 +12,11 @@ import dev.lanes.messaging.CommandMessage;
 public final class CommandParkedException extends LanesException {
     private static final long serialVersionUID = 1L;
 
-    CommandParkedException(String processor, CommandMessage command) {
+    /**
+     * @param processor the name the aggregate's parked commands are kept under ({@code commands:<type>})
+     * @param command the command that was parked behind them
+     */
+    public CommandParkedException(String processor, CommandMessage command) {
         super(command + " was parked behind the parked commands of " + command.aggregateId() + " (" + processor
                 + "); it runs when that sequence is retried or its head skipped (lanes parked retry " + processor + " "
                 + command.aggregateId() + ")");

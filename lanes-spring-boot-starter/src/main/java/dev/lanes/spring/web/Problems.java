@@ -1,6 +1,7 @@
 package dev.lanes.spring.web;
 
 import dev.lanes.command.CommandBusOverloadedException;
+import dev.lanes.command.CommandParkedException;
 import dev.lanes.command.RequestIdReusedException;
 import dev.lanes.command.StageNotReachedException;
 import dev.lanes.command.UnknownAggregateTypeException;
@@ -19,7 +20,7 @@ import org.springframework.http.ProblemDetail;
 
 /**
  * Turns what ended a send into an RFC 9457 problem answer: 400 bad input, 404 an unknown aggregate or command, 409 a
- * version conflict, 422 a rule violation or a reused request id, 503 with {@code Retry-After} for overload, a stop or a
+ * version conflict or an aggregate whose parked commands hold it, 422 a rule violation or a reused request id, 503 with {@code Retry-After} for overload, a stop or a
  * timeout (with {@code storage}: whether the command is stored), 500 anything else (logged at WARN). Every problem
  * names the request id, so a client can resend with it. Thread-safe.
  */
@@ -65,6 +66,11 @@ final class Problems {
         }
         if (error instanceof EventVersionConflictException || error instanceof DuplicateAggregateIdException) {
             return of(409, "version-conflict", "Version conflict", detail);
+        }
+        if (error instanceof CommandParkedException) {
+            // not run: kept in the dead-letter queue, it runs when the aggregate's parked commands are retried
+            extra.put("parked", true);
+            return of(409, "aggregate-parked", "Parked behind the aggregate's parked commands", detail);
         }
         if (error instanceof RequestIdReusedException reused) {
             extra.put("storedHash", reused.storedHash());
