@@ -34,6 +34,7 @@ import org.springframework.context.annotation.Bean;
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {
             "spring.autoconfigure.exclude=org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+            "lanes.store=memory",
             "lanes.web.timeout=2s",
             "lanes.web.retry-after=3s"
         })

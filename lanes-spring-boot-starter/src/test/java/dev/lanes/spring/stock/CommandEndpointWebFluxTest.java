@@ -32,6 +32,7 @@ import reactor.core.publisher.Mono;
         properties = {
             "spring.main.web-application-type=reactive",
             "spring.autoconfigure.exclude=org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+            "lanes.store=memory",
             "lanes.web.base-path=/api/commands",
             "lanes.web.timeout=2s"
         })
