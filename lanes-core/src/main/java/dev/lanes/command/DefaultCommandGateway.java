@@ -11,7 +11,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
 import reactor.core.Exceptions;
 import reactor.core.publisher.Mono;
 import reactor.util.context.ContextView;
@@ -76,12 +78,24 @@ final class DefaultCommandGateway implements CommandGateway {
         return current;
     }
 
-    /** Answers from the store, or sends. */
+    /**
+     * Answers from the store, or sends. The lookup counts against the sender's timeout: a store that does not answer
+     * (a locked table, a server that accepts connections and never answers) ends the send at its deadline, timed out
+     * with its storage unknown, and the wait that follows a lookup has only the time the lookup left.
+     */
     private Mono<CommandResult> lookup(CommandMessage command, WaitStage waitStage, Duration timeout) {
         Mono<DomainEventStream> lookup = eventStore.findByRequestId(command.aggregateId(), command.requestId());
         if (!(lookup instanceof Callable<?> now)) {
-            return lookup.map(stored -> storedResult(command, stored))
-                    .switchIfEmpty(Mono.defer(() -> track(command, waitStage, timeout)));
+            long started = results.timer().now(TimeUnit.NANOSECONDS);
+            return lookup.timeout(timeout, results.timer())
+                    .onErrorMap(TimeoutException.class, late -> timedOut(command, waitStage, late))
+                    .map(stored -> storedResult(command, stored))
+                    .switchIfEmpty(Mono.defer(() -> {
+                        Duration left = timeout.minusNanos(results.timer().now(TimeUnit.NANOSECONDS) - started);
+                        return left.isNegative() || left.isZero()
+                                ? Mono.error(timedOut(command, waitStage, null))
+                                : track(command, waitStage, left);
+                    }));
         }
         Object stored; // the in-memory store answers at once: no operators for the lookup
         try {
@@ -106,16 +120,19 @@ final class DefaultCommandGateway implements CommandGateway {
             return wait.entry
                     .ended()
                     .timeout(timeout, results.timer())
-                    .onErrorMap(
-                            TimeoutException.class,
-                            late -> new StageNotReachedException(
-                                    command, Reason.TIMED_OUT, waitStage, null, Storage.UNKNOWN, null, late))
+                    .onErrorMap(TimeoutException.class, late -> timedOut(command, waitStage, late))
                     .then(Mono.defer(() -> lookup(command, waitStage, timeout)));
         }
         // the wait is not held behind the bus's acknowledgement (a broker that never acknowledges, a producer stuck in
         // its retries, must not keep the sender past its timeout): the send starts when the wait is subscribed, and a
         // failed send ends the wait with its error
         return wait.outcome().doOnSubscribe(subscription -> sendTracked(command));
+    }
+
+    /** The sender's deadline passed before the command's stage was known: whether it is stored is not known here. */
+    private static StageNotReachedException timedOut(
+            CommandMessage command, WaitStage waitStage, @Nullable Throwable cause) {
+        return new StageNotReachedException(command, Reason.TIMED_OUT, waitStage, null, Storage.UNKNOWN, null, cause);
     }
 
     private void sendTracked(CommandMessage command) {
