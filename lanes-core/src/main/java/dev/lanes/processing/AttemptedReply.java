@@ -1,9 +1,10 @@
 package dev.lanes.processing;
 
 import dev.lanes.dispatch.MessageExchange;
+import dev.lanes.internal.AttemptedExchange;
 
-/** A saga reply in its lane (see {@link Attempted}); parked by {@link DeadLetterSequencer#handleReply}. */
-final class AttemptedReply extends Attempted<Object> {
+/** A saga reply in its lane (see {@link AttemptedExchange}); parked by {@link DeadLetterSequencer#handleReply}. */
+final class AttemptedReply extends AttemptedExchange<Object, Object> {
     private final SagaReply<?> reply;
 
     AttemptedReply(MessageExchange<Object> delivered) {

@@ -3,13 +3,14 @@ package dev.lanes.processing;
 import dev.lanes.dispatch.MessageExchange;
 import dev.lanes.event.OwnershipFence;
 import dev.lanes.event.OwnershipLostException;
+import dev.lanes.internal.AttemptedExchange;
 import dev.lanes.messaging.DomainEventStream;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A stream from the bus in its processor's lane (see {@link Attempted}), with the ownership fence its parkings carry.
+ * A stream from the bus in its processor's lane (see {@link AttemptedExchange}), with the ownership fence its parkings carry.
  */
-final class AttemptedStream extends Attempted<DomainEventStream> {
+final class AttemptedStream extends AttemptedExchange<DomainEventStream, Object> {
     private final OwnershipFence fence;
     /** As {@link #setAside}: the queue refused to park the stream because another instance owns its partition now. */
     private volatile @Nullable OwnershipLostException ownershipLost;
