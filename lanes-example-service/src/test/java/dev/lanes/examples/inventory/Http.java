@@ -16,7 +16,10 @@ final class Http {
     private final Duration timeout;
 
     Http(int port, Duration timeout) {
-        this.client = HttpClient.newBuilder().connectTimeout(timeout).build();
+        this.client = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(timeout)
+                .build();
         this.base = "http://127.0.0.1:" + port;
         this.timeout = timeout;
     }
