@@ -1,7 +1,7 @@
 package dev.lanes.command;
 
 import dev.lanes.dispatch.MessageExchange;
-import dev.lanes.internal.AttemptedExchange;
+import dev.lanes.internal.exchange.AttemptedExchange;
 import dev.lanes.messaging.CommandMessage;
 
 /**

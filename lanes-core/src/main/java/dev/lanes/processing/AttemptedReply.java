@@ -1,7 +1,7 @@
 package dev.lanes.processing;
 
 import dev.lanes.dispatch.MessageExchange;
-import dev.lanes.internal.AttemptedExchange;
+import dev.lanes.internal.exchange.AttemptedExchange;
 
 /** A saga reply in its lane (see {@link AttemptedExchange}); parked by {@link DeadLetterSequencer#handleReply}. */
 final class AttemptedReply extends AttemptedExchange<Object, Object> {

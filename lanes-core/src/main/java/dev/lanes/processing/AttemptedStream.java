@@ -3,7 +3,7 @@ package dev.lanes.processing;
 import dev.lanes.dispatch.MessageExchange;
 import dev.lanes.event.OwnershipFence;
 import dev.lanes.event.OwnershipLostException;
-import dev.lanes.internal.AttemptedExchange;
+import dev.lanes.internal.exchange.AttemptedExchange;
 import dev.lanes.messaging.DomainEventStream;
 import org.jspecify.annotations.Nullable;
 

@@ -1,4 +1,4 @@
-package dev.lanes.internal;
+package dev.lanes.internal.exchange;
 
 import dev.lanes.api.AggregateId;
 import dev.lanes.dispatch.MessageExchange;
