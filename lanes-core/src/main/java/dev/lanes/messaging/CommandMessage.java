@@ -6,6 +6,7 @@ import dev.lanes.internal.Require;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A command on its way to one aggregate.
@@ -30,6 +31,14 @@ public record CommandMessage(
      * See {@link #isFollowUp()}.
      */
     public static final String CAUSE_HEADER = "lanes.cause";
+
+    /**
+     * The header that names the request a message belongs to: the correlation id, the same on every command and event
+     * that one request caused, across sagas, buses and stores. A caller may set it on send (to tie a command to its own
+     * trace or request); without it, a command's correlation id is its own message id (see {@link #correlationId()}),
+     * and a saga's command carries the correlation id of the events that caused it.
+     */
+    public static final String CORRELATION_HEADER = "lanes.correlation-id";
 
     /**
      * The header that carries a hash of the command as its sender serialized it (its type and payload): stored with
@@ -67,6 +76,20 @@ public record CommandMessage(
      */
     public boolean isFollowUp() {
         return headers.containsKey(CAUSE_HEADER);
+    }
+
+    /** The request this command belongs to: its {@link #CORRELATION_HEADER}, or its own message id if it has none. */
+    public String correlationId() {
+        String correlation = headers.get(CORRELATION_HEADER);
+        return correlation != null ? correlation : messageId;
+    }
+
+    /**
+     * The message that caused this command: for a saga's command, the key of the event that caused it ({@link
+     * #CAUSE_HEADER}); {@code null} for a command sent by a caller.
+     */
+    public @Nullable String causationId() {
+        return headers.get(CAUSE_HEADER);
     }
 
     public CommandMessage withHeader(String name, String value) {

@@ -65,6 +65,21 @@ public record DomainEventStream(
                 command.headers());
     }
 
+    /**
+     * The request this stream belongs to: the {@link CommandMessage#CORRELATION_HEADER} of the command that produced it,
+     * or that command's message id if it had none. The same on the stored stream, on the bus and in a dead letter: it
+     * is read from the headers, which all of them keep.
+     */
+    public String correlationId() {
+        String correlation = headers.get(CommandMessage.CORRELATION_HEADER);
+        return correlation != null ? correlation : commandId;
+    }
+
+    /** The message that caused this stream: the command that produced it ({@link #commandId()}). */
+    public String causationId() {
+        return commandId;
+    }
+
     public List<Object> payloads() {
         if (events.size() == 1) {
             return List.of(events.get(0).payload());

@@ -11,6 +11,7 @@ import dev.lanes.messaging.DomainEventStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -260,6 +261,7 @@ public final class EventProcessor {
         private int maxPending = DEFAULT_MAX_PENDING;
         private RetryPolicy commandRetries = DEFAULT_COMMAND_RETRIES;
         private Scheduler timer = Schedulers.parallel();
+        private Set<String> propagatedHeaders = Set.of();
 
         private SagaBuilder(String name, CommandGateway gateway) {
             this.delegate = new Builder(name, ProcessorKind.SAGA);
@@ -309,9 +311,26 @@ public final class EventProcessor {
             return this;
         }
 
+        /**
+         * The headers of an event's stream that the commands this saga sends for it carry on (for example a tenant, or
+         * a caller's trace context): an allow-list, empty unless set. Every command also carries the stream's
+         * correlation id ({@link dev.lanes.messaging.CommandMessage#CORRELATION_HEADER}) and names the event that caused
+         * it ({@link dev.lanes.messaging.CommandMessage#CAUSE_HEADER}); headers not on the list stay behind.
+         *
+         * @throws IllegalArgumentException naming the header if one is blank
+         */
+        public SagaBuilder propagateHeaders(String... names) {
+            Set<String> checked = new LinkedHashSet<>();
+            for (String header : names) {
+                checked.add(Require.notBlank(header, "header"));
+            }
+            this.propagatedHeaders = Set.copyOf(checked);
+            return this;
+        }
+
         public EventProcessor build() {
             String name = delegate.name;
-            SagaOutbox outbox = new SagaOutbox(name, gateway, maxPending, commandRetries, timer);
+            SagaOutbox outbox = new SagaOutbox(name, gateway, maxPending, commandRetries, timer, propagatedHeaders);
             return delegate.build(new Saga(name, outbox, replies));
         }
     }

@@ -10,13 +10,19 @@ import dev.lanes.dispatch.MessageExchange;
 import dev.lanes.dispatch.RetryPolicy;
 import dev.lanes.flow.Backlog;
 import dev.lanes.flow.IntakeGate;
+import dev.lanes.internal.Ids;
 import dev.lanes.internal.route.LocalExchange;
 import dev.lanes.lifecycle.ActivityLease;
 import dev.lanes.lifecycle.RuntimeContext;
 import dev.lanes.messaging.CommandMessage;
+import dev.lanes.messaging.DomainEventStream;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
@@ -51,15 +57,33 @@ final class SagaOutbox {
     /** A command recorded by a saga, with the event whose handling recorded it. */
     record Intent(SagaCommand command, EventContext cause, String saga) {
 
-        /** A fresh message (new message id) carrying the command's request id, marked as a follow-up. */
-        CommandMessage message() {
-            return CommandMessage.of(command.target(), command.command(), command.requestId())
-                    .withHeader("lanes.saga", saga)
-                    .withHeader(CommandMessage.CAUSE_HEADER, cause.eventKey());
+        /**
+         * A fresh message (new message id) carrying the command's request id, marked as a follow-up of the event that
+         * caused it ({@link CommandMessage#CAUSE_HEADER}, its causation id), in the request of that event's stream (its
+         * correlation id), with the cause stream's headers named in {@code propagated}.
+         */
+        CommandMessage message(Set<String> propagated) {
+            DomainEventStream stream = cause.stream();
+            Map<String, String> headers = new HashMap<>();
+            for (String name : propagated) {
+                String value = stream.headers().get(name);
+                if (value != null) {
+                    headers.put(name, value);
+                }
+            }
+            headers.put("lanes.saga", saga);
+            headers.put(CommandMessage.CAUSE_HEADER, cause.eventKey());
+            headers.put(CommandMessage.CORRELATION_HEADER, stream.correlationId());
+            String id = Ids.randomUuid();
+            return new CommandMessage(
+                    id, command.target(), command.requestId(), command.command(), Instant.now(), headers);
         }
     }
 
     private final String saga;
+    /** The headers of a cause stream that its saga's commands carry on (besides the correlation id). */
+    private final Set<String> propagatedHeaders;
+
     private final CommandGateway gateway;
     private final RetryPolicy retries;
     private final Scheduler timer;
@@ -69,8 +93,15 @@ final class SagaOutbox {
     private volatile @Nullable Consumer<MessageExchange<Object>> replies;
     private volatile boolean stopped;
 
-    SagaOutbox(String saga, CommandGateway gateway, int maxPending, RetryPolicy retries, Scheduler timer) {
+    SagaOutbox(
+            String saga,
+            CommandGateway gateway,
+            int maxPending,
+            RetryPolicy retries,
+            Scheduler timer,
+            Set<String> propagatedHeaders) {
         this.saga = saga;
+        this.propagatedHeaders = Set.copyOf(propagatedHeaders);
         this.gateway = Objects.requireNonNull(gateway, "gateway");
         this.retries = Objects.requireNonNull(retries, "retries");
         this.timer = Objects.requireNonNull(timer, "timer");
@@ -131,7 +162,7 @@ final class SagaOutbox {
      * retry that waits for it holds its lane, and a stop ends it with the gateway's refusal as the reply's error.
      */
     Mono<SagaReply<Object>> resend(Intent intent) {
-        return Mono.defer(() -> gateway.send(intent.message(), WaitStage.PROCESSED))
+        return Mono.defer(() -> gateway.send(intent.message(propagatedHeaders), WaitStage.PROCESSED))
                 .retryWhen(Retry.from(signals -> signals.concatMap(signal -> {
                     int attempt = (int) Math.min(Integer.MAX_VALUE - 1, signal.totalRetries() + 1);
                     Throwable error = signal.failure();
@@ -163,7 +194,7 @@ final class SagaOutbox {
             finish(lease);
             return;
         }
-        gateway.send(intent.message(), WaitStage.PROCESSED)
+        gateway.send(intent.message(propagatedHeaders), WaitStage.PROCESSED)
                 .subscribe(
                         result -> reply(intent, lease, result, null), error -> failed(intent, lease, attempt, error));
     }
