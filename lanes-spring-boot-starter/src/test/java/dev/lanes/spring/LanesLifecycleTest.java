@@ -19,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.event.Level;
@@ -39,6 +40,12 @@ class LanesLifecycleTest {
     /** The forced stop's WARN line, captured as written. */
     @RegisterExtension
     final LogCapture logs = LogCapture.standardError();
+
+    /** Every test here logs the starter's one line at start; none logs an error. */
+    @AfterEach
+    void nothingIsLoggedAtError() {
+        assertThat(logs.lines(Level.ERROR)).as(logs.text()).isEmpty();
+    }
 
     private static final NamedAggregate GATED = NamedAggregate.of("test", "gated");
     private static final Duration WAIT = Duration.ofSeconds(10);

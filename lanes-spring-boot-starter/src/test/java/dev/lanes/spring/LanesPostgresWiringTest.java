@@ -34,6 +34,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.postgresql.ds.PGSimpleDataSource;
@@ -52,6 +53,12 @@ class LanesPostgresWiringTest {
     /** The INFO line at start, and Spring's warnings. */
     @RegisterExtension
     final LogCapture logs = LogCapture.standardError();
+
+    /** Every test here logs the starter's one line at start; none logs an error. */
+    @AfterEach
+    void nothingIsLoggedAtError() {
+        assertThat(logs.lines(Level.ERROR)).as(logs.text()).isEmpty();
+    }
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(
