@@ -320,27 +320,20 @@ public final class PostgresDeadLetterQueue implements DeadLetterQueue, AutoClose
             String payload = codec.encodePayload(command.command());
             Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
             Sequence sequence = new Sequence(processor, command.aggregateId());
-            return jdbc.call("parking " + command + " for " + processor, connection -> {
-                        try (PreparedStatement insert = connection.prepareStatement(
-                                INSERT_COMMAND + (ifPresent ? IF_PRESENT : " RETURNING sequence_index"))) {
-                            int i = bindSequence(insert, 1, sequence);
-                            i = bindSequence(insert, i, sequence);
-                            insert.setString(i++, command.requestId());
-                            insert.setString(i++, command.messageId());
-                            insert.setObject(i++, utc(command.createdAt()));
-                            insert.setString(i++, headers);
-                            insert.setString(i++, reason);
-                            insert.setInt(i++, attempts);
-                            insert.setObject(i++, utc(now));
-                            insert.setString(i++, payload);
-                            if (ifPresent) {
-                                bindSequence(insert, i, sequence);
-                            }
-                            try (ResultSet rows = insert.executeQuery()) {
-                                return rows.next() ? Optional.of(rows.getLong(1)) : Optional.<Long>empty();
-                            }
-                        }
-                    })
+            return jdbc.call(
+                            "parking " + command + " for " + processor,
+                            insertLetter(INSERT_COMMAND, ifPresent, sequence, (insert, first) -> {
+                                int i = first;
+                                insert.setString(i++, command.requestId());
+                                insert.setString(i++, command.messageId());
+                                insert.setObject(i++, utc(command.createdAt()));
+                                insert.setString(i++, headers);
+                                insert.setString(i++, reason);
+                                insert.setInt(i++, attempts);
+                                insert.setObject(i++, utc(now));
+                                insert.setString(i++, payload);
+                                return i;
+                            }))
                     .flatMap(Mono::justOrEmpty)
                     .map(index -> {
                         parked.add(sequence);
@@ -453,36 +446,59 @@ public final class PostgresDeadLetterQueue implements DeadLetterQueue, AutoClose
             String command = reply == null ? null : codec.encodePayload(reply.command());
             Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
             Sequence sequence = new Sequence(processor, stream.aggregateId());
-            return jdbc.call("parking " + stream + " for " + processor, fenced(fence, processor, stream, connection -> {
-                        try (PreparedStatement insert = connection.prepareStatement(
-                                INSERT + (ifPresent ? IF_PRESENT : " RETURNING sequence_index"))) {
-                            int i = bindSequence(insert, 1, sequence);
-                            i = bindSequence(insert, i, sequence);
-                            insert.setInt(i++, stream.version());
-                            insert.setString(i++, stream.id());
-                            insert.setString(i++, stream.requestId());
-                            insert.setString(i++, stream.commandId());
-                            insert.setObject(i++, utc(stream.createdAt()));
-                            insert.setString(i++, headers);
-                            insert.setString(i++, events);
-                            insert.setString(i++, reason);
-                            insert.setInt(i++, attempts);
-                            insert.setObject(i++, utc(now));
-                            i = bindReply(insert, i, reply, command);
-                            if (ifPresent) {
-                                bindSequence(insert, i, sequence);
-                            }
-                            try (ResultSet rows = insert.executeQuery()) {
-                                return rows.next() ? Optional.of(rows.getLong(1)) : Optional.<Long>empty();
-                            }
-                        }
-                    }))
+            return jdbc.call(
+                            "parking " + stream + " for " + processor,
+                            fenced(
+                                    fence,
+                                    processor,
+                                    stream,
+                                    insertLetter(INSERT, ifPresent, sequence, (insert, first) -> {
+                                        int i = first;
+                                        insert.setInt(i++, stream.version());
+                                        insert.setString(i++, stream.id());
+                                        insert.setString(i++, stream.requestId());
+                                        insert.setString(i++, stream.commandId());
+                                        insert.setObject(i++, utc(stream.createdAt()));
+                                        insert.setString(i++, headers);
+                                        insert.setString(i++, events);
+                                        insert.setString(i++, reason);
+                                        insert.setInt(i++, attempts);
+                                        insert.setObject(i++, utc(now));
+                                        return bindReply(insert, i, reply, command);
+                                    })))
                     .flatMap(Mono::justOrEmpty)
                     .map(index -> {
                         parked.add(sequence);
                         return new DeadLetter(processor, index, stream, reason, attempts, now, reply);
                     });
         });
+    }
+
+    /** Binds a letter's own columns, from parameter {@code first} on; returns the next parameter's index. */
+    @FunctionalInterface
+    private interface LetterColumns {
+        int bind(PreparedStatement insert, int first) throws SQLException;
+    }
+
+    /**
+     * Inserts one letter at the end of its sequence (with {@code ifPresent}, only behind an existing head) and returns
+     * its index, or nothing when {@code ifPresent} found no head: {@code sql} binds the sequence twice (the row's key
+     * and its next index), then the letter's columns.
+     */
+    private static Jdbc.Work<Optional<Long>> insertLetter(
+            String sql, boolean ifPresent, Sequence sequence, LetterColumns columns) {
+        return connection -> {
+            try (PreparedStatement insert =
+                    connection.prepareStatement(sql + (ifPresent ? IF_PRESENT : " RETURNING sequence_index"))) {
+                int i = columns.bind(insert, bindSequence(insert, bindSequence(insert, 1, sequence), sequence));
+                if (ifPresent) {
+                    bindSequence(insert, i, sequence);
+                }
+                try (ResultSet rows = insert.executeQuery()) {
+                    return rows.next() ? Optional.of(rows.getLong(1)) : Optional.empty();
+                }
+            }
+        };
     }
 
     /** Binds the {@code reply_} columns: all NULL for a stream. */
