@@ -23,16 +23,16 @@ import reactor.core.scheduler.Scheduler;
  * <p>Threads: batches are written on {@code scheduler}; every submission's outcome is signalled there. After {@link
  * #close()}, queued submissions fail with the closed error and new ones are refused the same way.
  */
-final class GroupCommit<T> {
+final class GroupCommit<T, R> {
 
     /** One submitted item and its caller; completing it twice keeps the first outcome. */
-    static final class Pending<T> {
+    static final class Pending<T, R> {
         final T item;
-        private final MonoSink<Void> sink;
+        private final MonoSink<R> sink;
         private final AtomicBoolean done = new AtomicBoolean();
         private volatile boolean cancelled;
 
-        Pending(T item, MonoSink<Void> sink) {
+        Pending(T item, MonoSink<R> sink) {
             this.item = item;
             this.sink = sink;
         }
@@ -40,6 +40,12 @@ final class GroupCommit<T> {
         void succeed() {
             if (done.compareAndSet(false, true)) {
                 sink.success();
+            }
+        }
+
+        void succeed(R value) {
+            if (done.compareAndSet(false, true)) {
+                sink.success(value);
             }
         }
 
@@ -56,11 +62,11 @@ final class GroupCommit<T> {
 
     /** Writes one batch and completes every one of its items (it must not throw). */
     @FunctionalInterface
-    interface BatchWriter<T> {
-        void write(List<Pending<T>> batch);
+    interface BatchWriter<T, R> {
+        void write(List<Pending<T, R>> batch);
     }
 
-    private final ConcurrentLinkedQueue<Pending<T>> queue = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<Pending<T, R>> queue = new ConcurrentLinkedQueue<>();
     private final AtomicInteger queued = new AtomicInteger();
     private final AtomicInteger writing = new AtomicInteger();
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -68,7 +74,7 @@ final class GroupCommit<T> {
     private final int writers;
     private final int batchSize;
     private final long maxWaitNanos;
-    private final BatchWriter<T> writer;
+    private final BatchWriter<T, R> writer;
     private final Supplier<RuntimeException> closedError;
 
     GroupCommit(
@@ -76,7 +82,7 @@ final class GroupCommit<T> {
             int writers,
             int batchSize,
             long maxWaitNanos,
-            BatchWriter<T> writer,
+            BatchWriter<T, R> writer,
             Supplier<RuntimeException> closedError) {
         if (writers < 1 || batchSize < 1 || maxWaitNanos < 0) {
             throw new IllegalArgumentException("group commit needs writers and a batch size of at least 1 and a wait"
@@ -92,9 +98,9 @@ final class GroupCommit<T> {
     }
 
     /** Queues {@code item} when subscribed; completes when its batch has been written and its own outcome is known. */
-    Mono<Void> submit(T item) {
+    Mono<R> submit(T item) {
         return Mono.create(sink -> {
-            Pending<T> pending = new Pending<>(item, sink);
+            Pending<T, R> pending = new Pending<T, R>(item, sink);
             sink.onCancel(() -> pending.cancelled = true);
             if (closed.get()) {
                 pending.fail(closedError.get());
@@ -134,14 +140,14 @@ final class GroupCommit<T> {
     }
 
     private void writeOneBatch() {
-        List<Pending<T>> batch = List.of();
+        List<Pending<T, R>> batch = List.of();
         try {
             batch = take();
             if (!batch.isEmpty()) {
                 writer.write(batch);
             }
         } catch (RuntimeException | Error unexpected) {
-            for (Pending<T> pending : batch) {
+            for (Pending<T, R> pending : batch) {
                 pending.fail(unexpected);
             }
             if (unexpected instanceof Error error) {
@@ -158,16 +164,16 @@ final class GroupCommit<T> {
     }
 
     /** Up to {@code batchSize} queued items, after waiting for more while another batch is being written. */
-    private List<Pending<T>> take() {
+    private List<Pending<T, R>> take() {
         if (maxWaitNanos > 0 && writing.get() > 1 && queued.get() < batchSize) {
             long deadline = System.nanoTime() + maxWaitNanos;
             while (queued.get() < batchSize && !closed.get() && deadline - System.nanoTime() > 0) {
                 LockSupport.parkNanos(Math.min(50_000L, maxWaitNanos));
             }
         }
-        List<Pending<T>> batch = new ArrayList<>(Math.min(batchSize, Math.max(1, queued.get())));
+        List<Pending<T, R>> batch = new ArrayList<>(Math.min(batchSize, Math.max(1, queued.get())));
         while (batch.size() < batchSize) {
-            Pending<T> next = queue.poll();
+            Pending<T, R> next = queue.poll();
             if (next == null) {
                 break;
             }
@@ -180,7 +186,7 @@ final class GroupCommit<T> {
     }
 
     private void failQueued() {
-        for (Pending<T> next = queue.poll(); next != null; next = queue.poll()) {
+        for (Pending<T, R> next = queue.poll(); next != null; next = queue.poll()) {
             queued.decrementAndGet();
             next.fail(closedError.get());
         }

@@ -142,11 +142,19 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
             "SELECT version, stream_id, request_id, command_id, created_at, headers::text, events::text"
                     + " FROM lanes_event_streams WHERE " + KEY + " AND request_id = ?";
 
+    // the lookups of a batch in one statement, each served by the unique index of (aggregate, request_id)
+    private static final String BY_REQUEST_IDS = "SELECT s.version, s.stream_id, s.request_id, s.command_id,"
+            + " s.created_at, s.headers::text, s.events::text, k.n::int"
+            + " FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS k(t, c, a, i, r, n)"
+            + " JOIN lanes_event_streams s ON s.tenant_id = k.t AND s.context_name = k.c AND s.aggregate_name = k.a"
+            + " AND s.aggregate_id = k.i AND s.request_id = k.r";
+
     private final Jdbc jdbc;
     private final boolean ownsJdbc;
     private final StreamCodec codec;
     private final int pageSize;
-    private final GroupCommit<Encoded> appends;
+    private final GroupCommit<Encoded, Void> appends;
+    private final GroupCommit<Lookup, Row> lookups;
 
     /**
      * Over a data source the caller owns and closes, with the {@link JacksonEventSerializer}. The store's scheduler has
@@ -184,6 +192,13 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
                 options.appendBatchSize(),
                 options.appendBatchWait().toNanos(),
                 this::write,
+                () -> new IllegalStateException("The event store on " + jdbc.server() + " is closed"));
+        this.lookups = new GroupCommit<>(
+                jdbc.scheduler(),
+                options.poolSize(),
+                options.appendBatchSize(),
+                0,
+                this::lookUp,
                 () -> new IllegalStateException("The event store on " + jdbc.server() + " is closed"));
     }
 
@@ -257,6 +272,7 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
     @Override
     public void close() {
         appends.close();
+        lookups.close();
         if (ownsJdbc) {
             jdbc.close();
         }
@@ -274,7 +290,7 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
     }
 
     /** Writes one batch of appends (group commit) on the store's scheduler and tells each caller its own outcome. */
-    private void write(List<GroupCommit.Pending<Encoded>> batch) {
+    private void write(List<GroupCommit.Pending<Encoded, Void>> batch) {
         try (Connection connection = jdbc.dataSource().getConnection()) {
             if (batch.size() == 1) {
                 appendAlone(connection, batch.get(0));
@@ -287,7 +303,7 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
                 rollBack(connection);
                 if (Jdbc.isUnavailable(failed)) {
                     // the outcome of the commit may be unknown: every stream of the batch fails as one append would
-                    for (GroupCommit.Pending<Encoded> pending : batch) {
+                    for (GroupCommit.Pending<Encoded, Void> pending : batch) {
                         pending.fail(jdbc.translate(
                                 "appending " + pending.item.stream() + " in a batch of " + batch.size(), failed));
                     }
@@ -306,13 +322,13 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
                 }
             }
         } catch (SQLException noConnection) {
-            for (GroupCommit.Pending<Encoded> pending : batch) {
+            for (GroupCommit.Pending<Encoded, Void> pending : batch) {
                 pending.fail(jdbc.translate("appending " + pending.item.stream(), noConnection));
             }
         }
     }
 
-    private void appendAlone(Connection connection, GroupCommit.Pending<Encoded> pending) {
+    private void appendAlone(Connection connection, GroupCommit.Pending<Encoded, Void> pending) {
         try {
             insert(connection, pending.item);
             pending.succeed();
@@ -341,7 +357,7 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
      * 1) and whose version and request id are free, at the position of its subtransaction id. Returns which were
      * inserted.
      */
-    private static boolean[] insertBatch(Connection connection, List<GroupCommit.Pending<Encoded>> batch)
+    private static boolean[] insertBatch(Connection connection, List<GroupCommit.Pending<Encoded, Void>> batch)
             throws SQLException {
         int size = batch.size();
         String[] tenants = new String[size];
@@ -740,20 +756,98 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
         });
     }
 
-    /** One indexed read; a committed append is visible to it whichever connection made it. */
+    /**
+     * One indexed read; a committed append is visible to it whichever connection made it. Lookups that arrive while
+     * every connection of the store is busy are gathered, as appends are, and read together in one statement: at most
+     * {@link PostgresOptions#appendBatchSize()} per round trip.
+     */
     @Override
     public Mono<DomainEventStream> findByRequestId(AggregateId aggregateId, String requestId) {
         return Mono.defer(() -> {
                     checkRequest(aggregateId, requestId);
-                    return jdbc.call("finding request " + requestId + " on " + aggregateId, connection -> {
-                        try (PreparedStatement query = connection.prepareStatement(BY_REQUEST_ID)) {
-                            bindKey(query, 1, aggregateId);
-                            query.setString(5, requestId);
-                            return rows(query);
-                        }
-                    });
+                    return lookups.submit(new Lookup(aggregateId, requestId));
                 })
-                .flatMap(rows -> rows.isEmpty() ? Mono.empty() : Mono.just(decode(aggregateId, rows.get(0))));
+                .map(row -> decode(aggregateId, row));
+    }
+
+    /** A request id to look up on an aggregate. */
+    private record Lookup(AggregateId aggregateId, String requestId) {}
+
+    /** Reads one batch of lookups on the store's scheduler; each caller gets its own stream, or none. */
+    private void lookUp(List<GroupCommit.Pending<Lookup, Row>> batch) {
+        try (Connection connection = jdbc.dataSource().getConnection()) {
+            if (batch.size() > 1) {
+                try {
+                    Row[] found = lookUpAll(connection, batch);
+                    for (int i = 0; i < batch.size(); i++) {
+                        Row row = found[i];
+                        if (row == null) {
+                            batch.get(i).succeed();
+                        } else {
+                            batch.get(i).succeed(row);
+                        }
+                    }
+                    return;
+                } catch (SQLException failed) {
+                    if (Jdbc.isUnavailable(failed)) {
+                        throw failed;
+                    }
+                    // refused as a whole (a request id the server cannot take): each alone, so only that one fails
+                }
+            }
+            for (GroupCommit.Pending<Lookup, Row> pending : batch) {
+                lookUpAlone(connection, pending);
+            }
+        } catch (SQLException failed) {
+            for (GroupCommit.Pending<Lookup, Row> pending : batch) {
+                pending.fail(jdbc.translate(finding(pending.item), failed));
+            }
+        }
+    }
+
+    private static String finding(Lookup lookup) {
+        return "finding request " + lookup.requestId() + " on " + lookup.aggregateId();
+    }
+
+    private void lookUpAlone(Connection connection, GroupCommit.Pending<Lookup, Row> pending) {
+        try (PreparedStatement query = connection.prepareStatement(BY_REQUEST_ID)) {
+            bindKey(query, 1, pending.item.aggregateId());
+            query.setString(5, pending.item.requestId());
+            List<Row> rows = rows(query);
+            if (rows.isEmpty()) {
+                pending.succeed();
+            } else {
+                pending.succeed(rows.get(0));
+            }
+        } catch (SQLException failed) {
+            pending.fail(jdbc.translate(finding(pending.item), failed));
+        }
+    }
+
+    private static @Nullable Row[] lookUpAll(Connection connection, List<GroupCommit.Pending<Lookup, Row>> batch)
+            throws SQLException {
+        int size = batch.size();
+        String[][] columns = new String[5][size];
+        for (int i = 0; i < size; i++) {
+            Lookup lookup = batch.get(i).item;
+            columns[0][i] = lookup.aggregateId().tenantId();
+            columns[1][i] = lookup.aggregateId().contextName();
+            columns[2][i] = lookup.aggregateId().aggregateName();
+            columns[3][i] = lookup.aggregateId().id();
+            columns[4][i] = lookup.requestId();
+        }
+        @Nullable Row[] found = new Row[size];
+        try (PreparedStatement query = connection.prepareStatement(BY_REQUEST_IDS)) {
+            for (int c = 0; c < columns.length; c++) {
+                query.setArray(c + 1, connection.createArrayOf("text", columns[c]));
+            }
+            try (ResultSet result = query.executeQuery()) {
+                while (result.next()) {
+                    found[result.getInt(8) - 1] = row(result);
+                }
+            }
+        }
+        return found;
     }
 
     private void checkRequest(AggregateId aggregateId, String requestId) {

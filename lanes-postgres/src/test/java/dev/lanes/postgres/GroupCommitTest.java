@@ -76,6 +76,7 @@ class GroupCommitTest {
         final AtomicBoolean loseCommits = new AtomicBoolean();
         final AtomicInteger connections = new AtomicInteger();
         final AtomicInteger batches = new AtomicInteger();
+        final AtomicInteger lookupBatches = new AtomicInteger();
         final DataSource dataSource;
 
         HeldDataSource(DataSource delegate) {
@@ -98,6 +99,10 @@ class GroupCommitTest {
                         if (method.getName().equals("prepareStatement")
                                 && String.valueOf(args[0]).contains("lanes_append_slots")) {
                             batches.incrementAndGet();
+                        }
+                        if (method.getName().equals("prepareStatement")
+                                && String.valueOf(args[0]).contains("WITH ORDINALITY AS k(")) {
+                            lookupBatches.incrementAndGet();
                         }
                         Object result = invoke(method, delegate, args);
                         if (method.getName().equals("commit") && loseCommits.get()) {
@@ -359,6 +364,41 @@ class GroupCommitTest {
         assertThat(byAggregate).hasSize(aggregates);
         byAggregate.values().forEach(stored -> assertThat(stored).containsExactly(1, 2, 3, 4, 5, 6, 7, 8));
         assertThat(base.readAll(0, 10_000).count().block(TIMEOUT)).isEqualTo(aggregates * versions);
+    }
+
+    @Test
+    void lookupsOfRequestIdsGatheredWhileTheStoreIsBusyAreReadInOneStatementEachGettingItsOwnAnswer() throws Exception {
+        PostgresEventStore base = ownDatabase();
+        AggregateId first = Bank.account("first-" + UUID.randomUUID());
+        AggregateId second = Bank.account("second-" + UUID.randomUUID());
+        base.append(opened(first, "open-first")).block(TIMEOUT);
+        base.append(opened(second, "open-second")).block(TIMEOUT);
+        base.append(deposited(second, 2, "deposit-second")).block(TIMEOUT);
+        HeldDataSource held = new HeldDataSource(base.dataSource());
+        PostgresEventStore store = batching(held, 1, 8);
+
+        CompletableFuture<DomainEventStream> holding =
+                store.findByRequestId(first, "open-first").toFuture();
+        assertThat(held.holding.await(30, TimeUnit.SECONDS)).isTrue();
+        CompletableFuture<DomainEventStream> deposit =
+                store.findByRequestId(second, "deposit-second").toFuture();
+        CompletableFuture<DomainEventStream> missing =
+                store.findByRequestId(second, "never-sent").toFuture();
+        CompletableFuture<DomainEventStream> otherAggregate =
+                store.findByRequestId(first, "deposit-second").toFuture();
+        CompletableFuture<DomainEventStream> open =
+                store.findByRequestId(first, "open-first").toFuture();
+        held.gate.countDown();
+
+        assertThat(holding.get(30, TimeUnit.SECONDS).version()).isEqualTo(1);
+        assertThat(deposit.get(30, TimeUnit.SECONDS))
+                .satisfies(stream -> assertThat(stream.aggregateId()).isEqualTo(second))
+                .satisfies(stream -> assertThat(stream.version()).isEqualTo(2))
+                .satisfies(stream -> assertThat(stream.events()).hasSize(1));
+        assertThat(missing.get(30, TimeUnit.SECONDS)).isNull();
+        assertThat(otherAggregate.get(30, TimeUnit.SECONDS)).isNull();
+        assertThat(open.get(30, TimeUnit.SECONDS).aggregateId()).isEqualTo(first);
+        assertThat(held.lookupBatches).as("the four were read in one statement").hasValue(1);
     }
 
     @Test
