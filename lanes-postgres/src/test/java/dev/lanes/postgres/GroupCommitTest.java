@@ -77,6 +77,8 @@ class GroupCommitTest {
         final AtomicInteger connections = new AtomicInteger();
         final AtomicInteger batches = new AtomicInteger();
         final AtomicInteger lookupBatches = new AtomicInteger();
+        final CountDownLatch committing = new CountDownLatch(1);
+        volatile CountDownLatch commitGate = new CountDownLatch(0);
         final DataSource dataSource;
 
         HeldDataSource(DataSource delegate) {
@@ -103,6 +105,10 @@ class GroupCommitTest {
                         if (method.getName().equals("prepareStatement")
                                 && String.valueOf(args[0]).contains("WITH ORDINALITY AS k(")) {
                             lookupBatches.incrementAndGet();
+                        }
+                        if (method.getName().equals("commit")) {
+                            committing.countDown();
+                            assertThat(commitGate.await(30, TimeUnit.SECONDS)).isTrue();
                         }
                         Object result = invoke(method, delegate, args);
                         if (method.getName().equals("commit") && loseCommits.get()) {
@@ -399,6 +405,49 @@ class GroupCommitTest {
         assertThat(otherAggregate.get(30, TimeUnit.SECONDS)).isNull();
         assertThat(open.get(30, TimeUnit.SECONDS).aggregateId()).isEqualTo(first);
         assertThat(held.lookupBatches).as("the four were read in one statement").hasValue(1);
+    }
+
+    @Test
+    void aBatchInFlightHoldsReadersBeforeItsPositionsAndIsReadBeforeAnAppendCommittedAfterIt() throws Exception {
+        PostgresEventStore base = ownDatabase();
+        AggregateId before = Bank.account("before-" + UUID.randomUUID());
+        base.append(opened(before, "before")).block(TIMEOUT);
+        HeldDataSource held = new HeldDataSource(base.dataSource());
+        held.commitGate = new CountDownLatch(1);
+        PostgresEventStore store = batching(held, 1, 2);
+        AggregateId first = Bank.account("first-" + UUID.randomUUID());
+        AggregateId second = Bank.account("second-" + UUID.randomUUID());
+        AggregateId later = Bank.account("later-" + UUID.randomUUID());
+
+        CompletableFuture<Void> holding = store.append(opened(Bank.account("h-" + UUID.randomUUID()), "h"))
+                .toFuture();
+        assertThat(held.holding.await(30, TimeUnit.SECONDS)).isTrue();
+        CompletableFuture<Void> batch = CompletableFuture.allOf(
+                store.append(opened(first, "first")).toFuture(),
+                store.append(opened(second, "second")).toFuture());
+        held.gate.countDown();
+        assertThat(outcome(holding)).isNull();
+        // the batch has inserted its rows and waits for its commit; an append alone commits meanwhile
+        assertThat(held.committing.await(30, TimeUnit.SECONDS)).isTrue();
+        base.append(opened(later, "later")).block(TIMEOUT);
+
+        List<PositionedStream> meanwhile = base.readAll(0, 100).collectList().block(TIMEOUT);
+        assertThat(meanwhile)
+                .extracting(PositionedStream::aggregateId)
+                .as("nothing past the open batch is readable")
+                .doesNotContain(later, first, second);
+        long from =
+                meanwhile.isEmpty() ? 0 : meanwhile.get(meanwhile.size() - 1).position() + 1;
+        held.commitGate.countDown();
+        assertThat(outcome(batch)).isNull();
+
+        List<PositionedStream> after = Awaitility.await()
+                .atMost(TIMEOUT)
+                .until(() -> base.readAll(from, 100).collectList().block(TIMEOUT), read -> read.size() >= 3);
+        assertThat(after)
+                .extracting(PositionedStream::aggregateId)
+                .as("a reader going on from where it stopped reads the batch, then what committed after it")
+                .endsWith(first, second, later);
     }
 
     @Test
