@@ -33,19 +33,33 @@ import reactor.core.scheduler.Scheduler;
  * An {@link EventStore} in PostgreSQL: one row per stream in {@code lanes_event_streams}, its events a {@code jsonb}
  * array, keyed by tenant, context, aggregate name and id.
  *
- * <p><b>Writes.</b> An append is one {@code INSERT ... SELECT ... WHERE} statement (one transaction): it inserts only
- * if the stream is version 1 or the aggregate holds the previous version, so a gap inserts nothing and is reported as
- * {@link IllegalArgumentException}. Two unique constraints are the cross-instance guards: the primary key on
- * {@code (aggregate, version)} ({@link DuplicateAggregateIdException} at version 1, {@link
- * EventVersionConflictException} later) and {@code (aggregate, request_id)} ({@link DuplicateRequestIdException}); the
- * violated constraint's name decides which.
+ * <p><b>Writes (group commit).</b> Appends are gathered: at most {@link PostgresOptions#poolSize()} batches are
+ * written at once, each of at most {@link PostgresOptions#appendBatchSize()} streams in the order they were appended.
+ * An append that finds a writer free is written at once; while every writer is busy appends queue, and a writer that
+ * starts while another batch is in flight waits up to {@link PostgresOptions#appendBatchWait()} for its batch to fill.
+ * A batch of one stream is one {@code INSERT ... SELECT ... WHERE} statement in its own transaction (one round trip),
+ * as before group commit. A larger batch is one transaction of two round trips: one multi-row {@code INSERT ... ON
+ * CONFLICT DO NOTHING} (after a {@code DO} block that takes the positions, see below), then the commit. A stream is
+ * inserted only if it is version 1 or the aggregate holds the previous version, and only if its version and request
+ * id are free; a stream the batch did not insert is then appended alone on the same connection, which inserts it (its
+ * previous version committed after the batch's snapshot) or fails it, and only it: a gap with {@link
+ * IllegalArgumentException}, a taken version or request id through the violated unique constraint, by name: the
+ * primary key on {@code (aggregate, version)} ({@link DuplicateAggregateIdException} at version 1, {@link
+ * EventVersionConflictException} later) and {@code (aggregate, request_id)} ({@link DuplicateRequestIdException}).
+ * The request id is never looked up on this path. A batch that fails as a whole with a definite error (rolled back)
+ * is retried stream by stream, so a stream the server refuses fails alone; one whose connection fails (the commit's
+ * outcome may be unknown) fails every stream of the batch with {@link PostgresUnavailableException}, as a single
+ * append whose acknowledgement is lost does.
  *
  * <p><b>Global positions.</b> A stream's position is the id of the transaction that appended it ({@code
- * pg_current_xact_id()}, the column's default: 64 bits with the epoch, so it never wraps), since an append is one
- * transaction of one row. Transaction ids are handed out in increasing order but commit in any order, so {@link
- * #readAll} returns only positions below the {@code pg_snapshot_xmin} of the snapshot it reads in: every transaction
- * with a lower id has ended by then (its row is visible, or it rolled back and its position stays unused for good), and
- * every transaction that gets an id later gets a higher one. So no row can ever appear below a position a reader has
+ * pg_current_xact_id()}, the column's default: 64 bits with the epoch, so it never wraps) when it was appended alone,
+ * and the id of a subtransaction of its batch's transaction (one per stream, taken in the batch's {@code DO} block; the
+ * 64-bit id from the row's 32-bit {@code xmin} and the transaction's id, which is below it) when it was appended in a
+ * batch. Transaction and subtransaction ids come from one counter, are handed out in increasing order but commit in any
+ * order, and a subtransaction's id is above its transaction's. So {@link #readAll} returns only positions below the
+ * {@code pg_snapshot_xmin} of the snapshot it reads in: every transaction with a lower id (and every transaction of a
+ * subtransaction with a lower id) has ended by then (its row is visible, or it rolled back and its position stays
+ * unused for good), and every id handed out later is higher. So no row can ever appear below a position a reader has
  * read, whatever order appends commit in. The cost: a row becomes readable only once every transaction that got its id
  * before it (on any table of the whole PostgreSQL cluster: xmin is cluster-wide) has ended, so one long transaction
  * holds tracking readers back until it ends; appends never wait for each other. Positions are therefore sparse.
@@ -78,6 +92,34 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
             + " aggregate_id, version, stream_id, request_id, command_id, created_at, headers, events)"
             + " SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS jsonb), CAST(? AS jsonb)"
             + " WHERE ? = 1 OR EXISTS (SELECT 1 FROM lanes_event_streams WHERE " + KEY + " AND version = ?)";
+    /*
+     * A batch's positions: one subtransaction id per stream. Subtransaction ids come from the same counter as
+     * transaction ids and are above their transaction's id, so the readers' cut at the snapshot xmin holds for them as
+     * for a single append's transaction id (see the class documentation). The temporary table is the session's; its
+     * rows go at commit.
+     */
+    private static final String BATCH_SLOTS = "DO $$BEGIN"
+            + " IF to_regclass('pg_temp.lanes_append_slots') IS NULL THEN"
+            + " CREATE TEMP TABLE lanes_append_slots (slot INTEGER NOT NULL) ON COMMIT DELETE ROWS;"
+            + " END IF;"
+            + " FOR n IN 1..%size% LOOP"
+            + " BEGIN INSERT INTO pg_temp.lanes_append_slots VALUES (n); EXCEPTION WHEN OTHERS THEN RAISE; END;"
+            + " END LOOP;"
+            + " END$$";
+    // the 64-bit id of a subtransaction from its 32-bit xmin and the transaction's own 64-bit id, which is below it
+    // by less than 2^31
+    private static final String BATCH_INSERT = "INSERT INTO lanes_event_streams (tenant_id, context_name,"
+            + " aggregate_name, aggregate_id, version, stream_id, request_id, command_id, created_at, headers, events,"
+            + " position)"
+            + " SELECT b.t, b.c, b.a, b.i, b.v, b.s, b.r, b.m, b.at::timestamptz, b.h::jsonb, b.e::jsonb,"
+            + " x.top + ((slot.xmin::text::bigint - x.top % 4294967296 + 4294967296) % 4294967296)"
+            + " FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::int[], ?::text[], ?::text[], ?::text[],"
+            + " ?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS b(t, c, a, i, v, s, r, m, at, h, e, n)"
+            + " JOIN pg_temp.lanes_append_slots slot ON slot.slot = b.n"
+            + " CROSS JOIN (SELECT pg_current_xact_id()::text::bigint AS top) x"
+            + " WHERE b.v = 1 OR EXISTS (SELECT 1 FROM lanes_event_streams p WHERE p.tenant_id = b.t"
+            + " AND p.context_name = b.c AND p.aggregate_name = b.a AND p.aggregate_id = b.i AND p.version = b.v - 1)"
+            + " ON CONFLICT DO NOTHING RETURNING stream_id";
     private static final String STORED_VERSION =
             "SELECT coalesce(max(version), 0) FROM lanes_event_streams WHERE " + KEY;
     private static final String PAGE =
@@ -100,10 +142,19 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
             "SELECT version, stream_id, request_id, command_id, created_at, headers::text, events::text"
                     + " FROM lanes_event_streams WHERE " + KEY + " AND request_id = ?";
 
+    // the lookups of a batch in one statement, each served by the unique index of (aggregate, request_id)
+    private static final String BY_REQUEST_IDS = "SELECT s.version, s.stream_id, s.request_id, s.command_id,"
+            + " s.created_at, s.headers::text, s.events::text, k.n::int"
+            + " FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS k(t, c, a, i, r, n)"
+            + " JOIN lanes_event_streams s ON s.tenant_id = k.t AND s.context_name = k.c AND s.aggregate_name = k.a"
+            + " AND s.aggregate_id = k.i AND s.request_id = k.r";
+
     private final Jdbc jdbc;
     private final boolean ownsJdbc;
     private final StreamCodec codec;
     private final int pageSize;
+    private final GroupCommit<Encoded, Void> appends;
+    private final GroupCommit<Lookup, Row> lookups;
 
     /**
      * Over a data source the caller owns and closes, with the {@link JacksonEventSerializer}. The store's scheduler has
@@ -127,14 +178,28 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
      * source's business here.
      */
     public PostgresEventStore(DataSource dataSource, EventSerializer serializer, PostgresOptions options) {
-        this(Jdbc.over(dataSource, options.poolSize()), true, serializer, options.pageSize());
+        this(Jdbc.over(dataSource, options.poolSize()), true, serializer, options);
     }
 
-    private PostgresEventStore(Jdbc jdbc, boolean ownsJdbc, EventSerializer serializer, int pageSize) {
+    private PostgresEventStore(Jdbc jdbc, boolean ownsJdbc, EventSerializer serializer, PostgresOptions options) {
         this.jdbc = jdbc;
         this.ownsJdbc = ownsJdbc;
         this.codec = new StreamCodec(Objects.requireNonNull(serializer, "serializer"));
-        this.pageSize = pageSize;
+        this.pageSize = options.pageSize();
+        this.appends = new GroupCommit<>(
+                jdbc.scheduler(),
+                options.poolSize(),
+                options.appendBatchSize(),
+                options.appendBatchWait().toNanos(),
+                this::write,
+                () -> new IllegalStateException("The event store on " + jdbc.server() + " is closed"));
+        this.lookups = new GroupCommit<>(
+                jdbc.scheduler(),
+                options.poolSize(),
+                options.appendBatchSize(),
+                0,
+                this::lookUp,
+                () -> new IllegalStateException("The event store on " + jdbc.server() + " is closed"));
     }
 
     /**
@@ -163,8 +228,7 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
             PostgresOptions options,
             EventSerializer serializer) {
         Objects.requireNonNull(serializer, "serializer");
-        return new PostgresEventStore(
-                Jdbc.connect(jdbcUrl, user, password, options), true, serializer, options.pageSize());
+        return new PostgresEventStore(Jdbc.connect(jdbcUrl, user, password, options), true, serializer, options);
     }
 
     /**
@@ -207,6 +271,8 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
     /** Stops the store's scheduler and, if {@code connect} opened it, the pool. Idempotent. */
     @Override
     public void close() {
+        appends.close();
+        lookups.close();
         if (ownsJdbc) {
             jdbc.close();
         }
@@ -215,13 +281,153 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
     @Override
     public Mono<Void> append(DomainEventStream stream) {
         return Mono.defer(() -> {
-                    Objects.requireNonNull(stream, "stream");
-                    requireOpen();
-                    Encoded encoded = new Encoded(
-                            stream, codec.encodeHeaders(stream.headers()), codec.encodeEvents(stream.events()));
-                    return jdbc.call("appending " + stream, connection -> insert(connection, encoded));
-                })
-                .then();
+            Objects.requireNonNull(stream, "stream");
+            requireOpen();
+            Encoded encoded =
+                    new Encoded(stream, codec.encodeHeaders(stream.headers()), codec.encodeEvents(stream.events()));
+            return appends.submit(encoded);
+        });
+    }
+
+    /** Writes one batch of appends (group commit) on the store's scheduler and tells each caller its own outcome. */
+    private void write(List<GroupCommit.Pending<Encoded, Void>> batch) {
+        try (Connection connection = jdbc.dataSource().getConnection()) {
+            if (batch.size() == 1) {
+                appendAlone(connection, batch.get(0));
+                return;
+            }
+            boolean[] inserted;
+            try {
+                inserted = insertBatch(connection, batch);
+            } catch (SQLException failed) {
+                rollBack(connection);
+                if (Jdbc.isUnavailable(failed)) {
+                    // the outcome of the commit may be unknown: every stream of the batch fails as one append would
+                    for (GroupCommit.Pending<Encoded, Void> pending : batch) {
+                        pending.fail(jdbc.translate(
+                                "appending " + pending.item.stream() + " in a batch of " + batch.size(), failed));
+                    }
+                    return;
+                }
+                // the batch was refused as a whole and rolled back: each stream alone, so only one that fails fails
+                inserted = new boolean[batch.size()];
+            }
+            for (int i = 0; i < batch.size(); i++) {
+                if (inserted[i]) {
+                    batch.get(i).succeed();
+                } else {
+                    // not inserted (its version or request id is taken, a gap, or its previous version committed
+                    // after the batch's snapshot): alone, as one append, which says why or inserts it now
+                    appendAlone(connection, batch.get(i));
+                }
+            }
+        } catch (SQLException noConnection) {
+            for (GroupCommit.Pending<Encoded, Void> pending : batch) {
+                pending.fail(jdbc.translate("appending " + pending.item.stream(), noConnection));
+            }
+        }
+    }
+
+    private void appendAlone(Connection connection, GroupCommit.Pending<Encoded, Void> pending) {
+        try {
+            insert(connection, pending.item);
+            pending.succeed();
+        } catch (SQLException failed) {
+            pending.fail(jdbc.translate("appending " + pending.item.stream(), failed));
+        } catch (RuntimeException refused) {
+            pending.fail(refused);
+        }
+    }
+
+    private static void rollBack(Connection connection) {
+        try {
+            if (!connection.getAutoCommit()) {
+                connection.rollback();
+                connection.setAutoCommit(true);
+            }
+        } catch (SQLException ignored) {
+            // a broken connection: the pool drops it, the server rolls the transaction back
+        }
+    }
+
+    /**
+     * One transaction of two statements in one round trip, then its commit: a {@code DO} block takes one
+     * subtransaction id per stream (a row in a temporary table of the session, in a subtransaction of its own), and one
+     * multi-row {@code INSERT ... ON CONFLICT DO NOTHING} stores every stream whose version follows a stored one (or is
+     * 1) and whose version and request id are free, at the position of its subtransaction id. Returns which were
+     * inserted.
+     */
+    private static boolean[] insertBatch(Connection connection, List<GroupCommit.Pending<Encoded, Void>> batch)
+            throws SQLException {
+        int size = batch.size();
+        String[] tenants = new String[size];
+        String[] contexts = new String[size];
+        String[] names = new String[size];
+        String[] ids = new String[size];
+        Integer[] versions = new Integer[size];
+        String[] streamIds = new String[size];
+        String[] requestIds = new String[size];
+        String[] commandIds = new String[size];
+        String[] createdAt = new String[size];
+        String[] headers = new String[size];
+        String[] events = new String[size];
+        for (int i = 0; i < size; i++) {
+            Encoded encoded = batch.get(i).item;
+            DomainEventStream stream = encoded.stream();
+            AggregateId id = stream.aggregateId();
+            tenants[i] = id.tenantId();
+            contexts[i] = id.contextName();
+            names[i] = id.aggregateName();
+            ids[i] = id.id();
+            versions[i] = stream.version();
+            streamIds[i] = stream.id();
+            requestIds[i] = stream.requestId();
+            commandIds[i] = stream.commandId();
+            createdAt[i] = OffsetDateTime.ofInstant(stream.createdAt().truncatedTo(ChronoUnit.MICROS), ZoneOffset.UTC)
+                    .toString();
+            headers[i] = encoded.headers();
+            events[i] = encoded.events();
+        }
+        List<String> stored = new ArrayList<>(size);
+        connection.setAutoCommit(false);
+        try (PreparedStatement insert = connection.prepareStatement(batchInsert(size))) {
+            int i = 1;
+            for (String[] column : List.of(tenants, contexts, names, ids)) {
+                insert.setArray(i++, connection.createArrayOf("text", column));
+            }
+            insert.setArray(i++, connection.createArrayOf("int4", versions));
+            for (String[] column : List.of(streamIds, requestIds, commandIds, createdAt, headers, events)) {
+                insert.setArray(i++, connection.createArrayOf("text", column));
+            }
+            boolean resultSet = insert.execute();
+            while (resultSet || insert.getUpdateCount() != -1) {
+                if (resultSet) {
+                    try (ResultSet rows = insert.getResultSet()) {
+                        while (rows.next()) {
+                            stored.add(rows.getString(1));
+                        }
+                    }
+                }
+                resultSet = insert.getMoreResults();
+            }
+        }
+        connection.commit();
+        connection.setAutoCommit(true);
+        boolean[] inserted = new boolean[size];
+        for (String streamId : stored) {
+            for (int i = 0; i < size; i++) {
+                if (!inserted[i] && streamIds[i].equals(streamId)) {
+                    inserted[i] = true;
+                    break;
+                }
+            }
+        }
+        return inserted;
+    }
+
+    /** The two statements of {@link #insertBatch} for {@code size} streams. */
+    static String batchInsert(int size) {
+        return BATCH_SLOTS.replace("%size%", Integer.toString(size)) + "; " + BATCH_INSERT;
     }
 
     /** A stream with its JSON columns, encoded on the subscriber's thread before a connection is taken. */
@@ -550,20 +756,98 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
         });
     }
 
-    /** One indexed read; a committed append is visible to it whichever connection made it. */
+    /**
+     * One indexed read; a committed append is visible to it whichever connection made it. Lookups that arrive while
+     * every connection of the store is busy are gathered, as appends are, and read together in one statement: at most
+     * {@link PostgresOptions#appendBatchSize()} per round trip.
+     */
     @Override
     public Mono<DomainEventStream> findByRequestId(AggregateId aggregateId, String requestId) {
         return Mono.defer(() -> {
                     checkRequest(aggregateId, requestId);
-                    return jdbc.call("finding request " + requestId + " on " + aggregateId, connection -> {
-                        try (PreparedStatement query = connection.prepareStatement(BY_REQUEST_ID)) {
-                            bindKey(query, 1, aggregateId);
-                            query.setString(5, requestId);
-                            return rows(query);
-                        }
-                    });
+                    return lookups.submit(new Lookup(aggregateId, requestId));
                 })
-                .flatMap(rows -> rows.isEmpty() ? Mono.empty() : Mono.just(decode(aggregateId, rows.get(0))));
+                .map(row -> decode(aggregateId, row));
+    }
+
+    /** A request id to look up on an aggregate. */
+    private record Lookup(AggregateId aggregateId, String requestId) {}
+
+    /** Reads one batch of lookups on the store's scheduler; each caller gets its own stream, or none. */
+    private void lookUp(List<GroupCommit.Pending<Lookup, Row>> batch) {
+        try (Connection connection = jdbc.dataSource().getConnection()) {
+            if (batch.size() > 1) {
+                try {
+                    Row[] found = lookUpAll(connection, batch);
+                    for (int i = 0; i < batch.size(); i++) {
+                        Row row = found[i];
+                        if (row == null) {
+                            batch.get(i).succeed();
+                        } else {
+                            batch.get(i).succeed(row);
+                        }
+                    }
+                    return;
+                } catch (SQLException failed) {
+                    if (Jdbc.isUnavailable(failed)) {
+                        throw failed;
+                    }
+                    // refused as a whole (a request id the server cannot take): each alone, so only that one fails
+                }
+            }
+            for (GroupCommit.Pending<Lookup, Row> pending : batch) {
+                lookUpAlone(connection, pending);
+            }
+        } catch (SQLException failed) {
+            for (GroupCommit.Pending<Lookup, Row> pending : batch) {
+                pending.fail(jdbc.translate(finding(pending.item), failed));
+            }
+        }
+    }
+
+    private static String finding(Lookup lookup) {
+        return "finding request " + lookup.requestId() + " on " + lookup.aggregateId();
+    }
+
+    private void lookUpAlone(Connection connection, GroupCommit.Pending<Lookup, Row> pending) {
+        try (PreparedStatement query = connection.prepareStatement(BY_REQUEST_ID)) {
+            bindKey(query, 1, pending.item.aggregateId());
+            query.setString(5, pending.item.requestId());
+            List<Row> rows = rows(query);
+            if (rows.isEmpty()) {
+                pending.succeed();
+            } else {
+                pending.succeed(rows.get(0));
+            }
+        } catch (SQLException failed) {
+            pending.fail(jdbc.translate(finding(pending.item), failed));
+        }
+    }
+
+    private static @Nullable Row[] lookUpAll(Connection connection, List<GroupCommit.Pending<Lookup, Row>> batch)
+            throws SQLException {
+        int size = batch.size();
+        String[][] columns = new String[5][size];
+        for (int i = 0; i < size; i++) {
+            Lookup lookup = batch.get(i).item;
+            columns[0][i] = lookup.aggregateId().tenantId();
+            columns[1][i] = lookup.aggregateId().contextName();
+            columns[2][i] = lookup.aggregateId().aggregateName();
+            columns[3][i] = lookup.aggregateId().id();
+            columns[4][i] = lookup.requestId();
+        }
+        @Nullable Row[] found = new Row[size];
+        try (PreparedStatement query = connection.prepareStatement(BY_REQUEST_IDS)) {
+            for (int c = 0; c < columns.length; c++) {
+                query.setArray(c + 1, connection.createArrayOf("text", columns[c]));
+            }
+            try (ResultSet result = query.executeQuery()) {
+                while (result.next()) {
+                    found[result.getInt(8) - 1] = row(result);
+                }
+            }
+        }
+        return found;
     }
 
     private void checkRequest(AggregateId aggregateId, String requestId) {

@@ -46,7 +46,9 @@ import reactor.core.publisher.Flux;
  * mvn -q -pl lanes-postgres verify -Dtest=PostgresThroughput -Dsurefire.excludedGroups=
  * </pre>
  *
- * The table goes to stdout and is appended to {@code lanes-postgres/target/postgres-throughput.txt}.
+ * The table goes to stdout and is appended to {@code lanes-postgres/target/postgres-throughput.txt}. It also gives the
+ * JDBC round trips per measured command (statement executions and commits through the store's data source, the
+ * gateway's request-id lookups included) and the command rate as a share of the raw batched rate.
  */
 @Tag("benchmark")
 class PostgresThroughput {
@@ -63,6 +65,54 @@ class PostgresThroughput {
             + " aggregate_name, aggregate_id, version, stream_id, request_id, command_id, created_at, headers, events)"
             + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS jsonb), CAST(? AS jsonb))";
 
+    // the raw batched rows take positions of their own (negative, never a transaction id): a batch is one
+    // transaction, and the column's default (the transaction id) is unique per transaction
+    private static final String RAW_BATCH_INSERT = "INSERT INTO lanes_event_streams (tenant_id, context_name,"
+            + " aggregate_name, aggregate_id, version, stream_id, request_id, command_id, created_at, headers, events,"
+            + " position) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS jsonb), CAST(? AS jsonb), ?)";
+
+    /** JDBC round trips (statement executions and commits/rollbacks) made through the store's data source. */
+    private static final java.util.concurrent.atomic.AtomicLong ROUND_TRIPS =
+            new java.util.concurrent.atomic.AtomicLong();
+
+    private static javax.sql.DataSource counting(javax.sql.DataSource delegate) {
+        return (javax.sql.DataSource) java.lang.reflect.Proxy.newProxyInstance(
+                PostgresThroughput.class.getClassLoader(), new Class<?>[] {javax.sql.DataSource.class}, (p, m, a) -> {
+                    Object result = invoke(m, delegate, a);
+                    return result instanceof Connection c ? countingConnection(c) : result;
+                });
+    }
+
+    private static Connection countingConnection(Connection connection) {
+        return (Connection) java.lang.reflect.Proxy.newProxyInstance(
+                PostgresThroughput.class.getClassLoader(), new Class<?>[] {Connection.class}, (p, m, a) -> {
+                    if ((m.getName().equals("commit") || m.getName().equals("rollback"))
+                            && !connection.getAutoCommit()) {
+                        ROUND_TRIPS.incrementAndGet();
+                    }
+                    Object result = invoke(m, connection, a);
+                    return result instanceof PreparedStatement s ? countingStatement(s) : result;
+                });
+    }
+
+    private static PreparedStatement countingStatement(PreparedStatement statement) {
+        return (PreparedStatement) java.lang.reflect.Proxy.newProxyInstance(
+                PostgresThroughput.class.getClassLoader(), new Class<?>[] {PreparedStatement.class}, (p, m, a) -> {
+                    if (m.getName().startsWith("execute")) {
+                        ROUND_TRIPS.incrementAndGet();
+                    }
+                    return invoke(m, statement, a);
+                });
+    }
+
+    private static Object invoke(java.lang.reflect.Method method, Object target, Object[] args) throws Throwable {
+        try {
+            return method.invoke(target, args);
+        } catch (java.lang.reflect.InvocationTargetException e) {
+            throw e.getCause();
+        }
+    }
+
     private record Result(
             String mode,
             double commandsPerSecond,
@@ -71,7 +121,8 @@ class PostgresThroughput {
             long retried,
             long parked,
             double batchedRowsPerSecond,
-            double singleRowsPerSecond) {}
+            double singleRowsPerSecond,
+            double roundTripsPerCommand) {}
 
     @Test
     void throughput() throws Exception {
@@ -85,7 +136,7 @@ class PostgresThroughput {
                         + " raw %d rows (batches of %d)%n",
                 ACCOUNTS, COMMANDS, WARMUP, IN_FLIGHT, POOL, RAW_ROWS, BATCH));
         table.append(String.format(
-                "| %-9s | %14s | %8s | %8s | %7s | %6s | %17s | %18s |%n",
+                "| %-9s | %14s | %8s | %8s | %7s | %6s | %17s | %18s | %14s | %16s |%n",
                 "mode",
                 "commands/s",
                 "p50 ms",
@@ -93,10 +144,12 @@ class PostgresThroughput {
                 "retries",
                 "parked",
                 "raw batched rows/s",
-                "raw 1-row commits/s"));
+                "raw 1-row commits/s",
+                "round trips/cmd",
+                "of raw batched"));
         for (Result r : results) {
             table.append(String.format(
-                    "| %-9s | %,14.0f | %8.2f | %8.2f | %7d | %6d | %,17.0f | %,18.0f |%n",
+                    "| %-9s | %,14.0f | %8.2f | %8.2f | %7d | %6d | %,17.0f | %,18.0f | %14.3f | %15.0f%% |%n",
                     r.mode(),
                     r.commandsPerSecond(),
                     r.p50Millis(),
@@ -104,7 +157,9 @@ class PostgresThroughput {
                     r.retried(),
                     r.parked(),
                     r.batchedRowsPerSecond(),
-                    r.singleRowsPerSecond()));
+                    r.singleRowsPerSecond(),
+                    r.roundTripsPerCommand(),
+                    100 * r.commandsPerSecond() / r.batchedRowsPerSecond()));
         }
         System.out.print(table);
         Files.createDirectories(Path.of("target"));
@@ -122,16 +177,21 @@ class PostgresThroughput {
         EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder();
         serverConfig.forEach(builder::setServerConfig);
         try (EmbeddedPostgres server = builder.start();
-                PostgresEventStore store = PostgresEventStore.connect(
+                PostgresEventStore pool = PostgresEventStore.connect(
                         "jdbc:postgresql://127.0.0.1:" + server.getPort() + "/postgres",
                         "postgres",
                         null,
+                        PostgresOptions.DEFAULT.withPoolSize(POOL));
+                PostgresEventStore store = new PostgresEventStore(
+                        counting(pool.dataSource()),
+                        new JacksonEventSerializer(),
                         PostgresOptions.DEFAULT.withPoolSize(POOL))) {
-            store.migrate();
+            pool.migrate();
             double commandsPerSecond;
             double[] latencies;
             long retried;
             long parked;
+            double roundTrips;
             try (BankNode node = new BankNode("Bench", store).start()) {
                 List<AggregateId> accounts = new ArrayList<>();
                 for (int i = 0; i < ACCOUNTS; i++) {
@@ -143,10 +203,12 @@ class PostgresThroughput {
                 deposits(node, accounts, WARMUP, new long[WARMUP]);
 
                 long[] nanos = new long[COMMANDS];
+                long tripsBefore = ROUND_TRIPS.get();
                 long started = System.nanoTime();
                 deposits(node, accounts, COMMANDS, nanos);
                 long elapsed = System.nanoTime() - started;
                 commandsPerSecond = COMMANDS / (elapsed / 1e9);
+                roundTrips = (ROUND_TRIPS.get() - tripsBefore) / (double) COMMANDS;
                 latencies =
                         Arrays.stream(nanos).sorted().mapToDouble(n -> n / 1e6).toArray();
                 retried = node.stats().retried();
@@ -162,7 +224,8 @@ class PostgresThroughput {
                     retried,
                     parked,
                     batched,
-                    single);
+                    single,
+                    roundTrips);
         }
     }
 
@@ -182,6 +245,9 @@ class PostgresThroughput {
     /** The JSON columns of one deposit stream, exactly as the store writes them. */
     private static final StreamCodec CODEC = new StreamCodec(new JacksonEventSerializer());
 
+    private static final java.util.concurrent.atomic.AtomicLong RAW_POSITION =
+            new java.util.concurrent.atomic.AtomicLong();
+
     private static void bindRow(PreparedStatement insert, String prefix, int row) throws SQLException {
         int aggregate = row % ACCOUNTS;
         insert.setString(1, AggregateId.DEFAULT_TENANT);
@@ -200,11 +266,12 @@ class PostgresThroughput {
     private static double rawBatched(PostgresEventStore store) throws SQLException {
         String prefix = "raw-batch-" + UUID.randomUUID() + "-";
         try (Connection connection = store.dataSource().getConnection();
-                PreparedStatement insert = connection.prepareStatement(RAW_INSERT)) {
+                PreparedStatement insert = connection.prepareStatement(RAW_BATCH_INSERT)) {
             connection.setAutoCommit(false);
             long started = System.nanoTime();
             for (int row = 0; row < RAW_ROWS; row++) {
                 bindRow(insert, prefix, row);
+                insert.setLong(12, -RAW_POSITION.incrementAndGet());
                 insert.addBatch();
                 if ((row + 1) % BATCH == 0 || row == RAW_ROWS - 1) {
                     insert.executeBatch();

@@ -1,0 +1,201 @@
+package dev.lanes.postgres;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.MonoSink;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * Gathers work items submitted from any thread into batches for a {@link BatchWriter}: at most {@code writers} batches
+ * are written at once, each of at most {@code batchSize} items in submission order. A submission that finds a writer
+ * free is written at once (alone, if nothing else is queued); while every writer is busy, submissions queue and the next
+ * free writer takes up to {@code batchSize} of them. A writer that starts while another batch is still being written
+ * may wait up to {@code maxWait} for its batch to fill; one that starts on an idle queue never waits.
+ *
+ * <p>Threads: batches are written on {@code scheduler}; every submission's outcome is signalled there. After {@link
+ * #close()}, queued submissions fail with the closed error and new ones are refused the same way.
+ */
+final class GroupCommit<T, R> {
+
+    /** One submitted item and its caller; completing it twice keeps the first outcome. */
+    static final class Pending<T, R> {
+        final T item;
+        private final MonoSink<R> sink;
+        private final AtomicBoolean done = new AtomicBoolean();
+        private volatile boolean cancelled;
+
+        Pending(T item, MonoSink<R> sink) {
+            this.item = item;
+            this.sink = sink;
+        }
+
+        void succeed() {
+            if (done.compareAndSet(false, true)) {
+                sink.success();
+            }
+        }
+
+        void succeed(R value) {
+            if (done.compareAndSet(false, true)) {
+                sink.success(value);
+            }
+        }
+
+        void fail(Throwable error) {
+            if (done.compareAndSet(false, true)) {
+                sink.error(error);
+            }
+        }
+
+        boolean isDone() {
+            return done.get();
+        }
+    }
+
+    /** Writes one batch and completes every one of its items (it must not throw). */
+    @FunctionalInterface
+    interface BatchWriter<T, R> {
+        void write(List<Pending<T, R>> batch);
+    }
+
+    private final ConcurrentLinkedQueue<Pending<T, R>> queue = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger queued = new AtomicInteger();
+    private final AtomicInteger writing = new AtomicInteger();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final Scheduler scheduler;
+    private final int writers;
+    private final int batchSize;
+    private final long maxWaitNanos;
+    private final BatchWriter<T, R> writer;
+    private final Supplier<RuntimeException> closedError;
+
+    GroupCommit(
+            Scheduler scheduler,
+            int writers,
+            int batchSize,
+            long maxWaitNanos,
+            BatchWriter<T, R> writer,
+            Supplier<RuntimeException> closedError) {
+        if (writers < 1 || batchSize < 1 || maxWaitNanos < 0) {
+            throw new IllegalArgumentException("group commit needs writers and a batch size of at least 1 and a wait"
+                    + " of at least 0: writers " + writers + ", batch size " + batchSize + ", wait " + maxWaitNanos
+                    + " ns");
+        }
+        this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+        this.writers = writers;
+        this.batchSize = batchSize;
+        this.maxWaitNanos = maxWaitNanos;
+        this.writer = Objects.requireNonNull(writer, "writer");
+        this.closedError = Objects.requireNonNull(closedError, "closedError");
+    }
+
+    /** Queues {@code item} when subscribed; completes when its batch has been written and its own outcome is known. */
+    Mono<R> submit(T item) {
+        return Mono.create(sink -> {
+            Pending<T, R> pending = new Pending<T, R>(item, sink);
+            sink.onCancel(() -> pending.cancelled = true);
+            if (closed.get()) {
+                pending.fail(closedError.get());
+                return;
+            }
+            queue.add(pending);
+            queued.incrementAndGet();
+            if (closed.get()) {
+                failQueued();
+                return;
+            }
+            startWriter();
+        });
+    }
+
+    /*
+     * No submission is left behind: a submitter counts its item before it looks at the writers, and a writer counts
+     * itself out before it looks at the queue, so of a submitter that finds every writer busy and a writer that ends
+     * at that moment, at least one sees the other and starts a writer.
+     */
+    private void startWriter() {
+        for (; ; ) {
+            int active = writing.get();
+            if (active >= writers || queued.get() == 0) {
+                return;
+            }
+            if (writing.compareAndSet(active, active + 1)) {
+                try {
+                    scheduler.schedule(this::writeOneBatch);
+                } catch (RejectedExecutionException stopped) {
+                    writing.decrementAndGet();
+                    failQueued();
+                }
+                return;
+            }
+        }
+    }
+
+    private void writeOneBatch() {
+        List<Pending<T, R>> batch = List.of();
+        try {
+            batch = take();
+            if (!batch.isEmpty()) {
+                writer.write(batch);
+            }
+        } catch (RuntimeException | Error unexpected) {
+            for (Pending<T, R> pending : batch) {
+                pending.fail(unexpected);
+            }
+            if (unexpected instanceof Error error) {
+                throw error;
+            }
+        } finally {
+            writing.decrementAndGet();
+            if (closed.get()) {
+                failQueued();
+            } else {
+                startWriter();
+            }
+        }
+    }
+
+    /** Up to {@code batchSize} queued items, after waiting for more while another batch is being written. */
+    private List<Pending<T, R>> take() {
+        if (maxWaitNanos > 0 && writing.get() > 1 && queued.get() < batchSize) {
+            long deadline = System.nanoTime() + maxWaitNanos;
+            while (queued.get() < batchSize && !closed.get() && deadline - System.nanoTime() > 0) {
+                LockSupport.parkNanos(Math.min(50_000L, maxWaitNanos));
+            }
+        }
+        List<Pending<T, R>> batch = new ArrayList<>(Math.min(batchSize, Math.max(1, queued.get())));
+        while (batch.size() < batchSize) {
+            Pending<T, R> next = queue.poll();
+            if (next == null) {
+                break;
+            }
+            queued.decrementAndGet();
+            if (!next.cancelled) {
+                batch.add(next);
+            }
+        }
+        return batch;
+    }
+
+    private void failQueued() {
+        for (Pending<T, R> next = queue.poll(); next != null; next = queue.poll()) {
+            queued.decrementAndGet();
+            next.fail(closedError.get());
+        }
+    }
+
+    /** Fails what is queued and refuses what comes; batches being written finish. */
+    void close() {
+        if (closed.compareAndSet(false, true)) {
+            failQueued();
+        }
+    }
+}
