@@ -672,21 +672,7 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
                                         : " WHERE (context_name, aggregate_name) IN (SELECT * FROM unnest(?::text[], ?::text[]))");
                         try (PreparedStatement query = connection.prepareStatement(sql)) {
                             if (!wanted.isEmpty()) {
-                                List<MaterializedNamedAggregate> ordered = List.copyOf(wanted);
-                                query.setArray(
-                                        1,
-                                        connection.createArrayOf(
-                                                "text",
-                                                ordered.stream()
-                                                        .map(MaterializedNamedAggregate::contextName)
-                                                        .toArray()));
-                                query.setArray(
-                                        2,
-                                        connection.createArrayOf(
-                                                "text",
-                                                ordered.stream()
-                                                        .map(MaterializedNamedAggregate::aggregateName)
-                                                        .toArray()));
+                                bindTypes(connection, query, 1, wanted);
                             }
                             try (ResultSet result = query.executeQuery()) {
                                 result.next();
@@ -695,6 +681,32 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
                         }
                     });
         });
+    }
+
+    /**
+     * Binds {@code types} as two parallel text arrays (context names, then aggregate names, in one order) from parameter
+     * {@code first}, for {@code (context_name, aggregate_name) IN (SELECT * FROM unnest(?::text[], ?::text[]))};
+     * returns the next parameter's index.
+     */
+    private static int bindTypes(
+            Connection connection, PreparedStatement query, int first, Set<MaterializedNamedAggregate> types)
+            throws SQLException {
+        List<MaterializedNamedAggregate> ordered = List.copyOf(types);
+        query.setArray(
+                first,
+                connection.createArrayOf(
+                        "text",
+                        ordered.stream()
+                                .map(MaterializedNamedAggregate::contextName)
+                                .toArray()));
+        query.setArray(
+                first + 1,
+                connection.createArrayOf(
+                        "text",
+                        ordered.stream()
+                                .map(MaterializedNamedAggregate::aggregateName)
+                                .toArray()));
+        return first + 2;
     }
 
     /** A row of the global order before its JSON is parsed. */
@@ -709,22 +721,7 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
             if (types.isEmpty()) {
                 query.setInt(2, limit);
             } else {
-                List<MaterializedNamedAggregate> ordered = List.copyOf(types);
-                query.setArray(
-                        2,
-                        connection.createArrayOf(
-                                "text",
-                                ordered.stream()
-                                        .map(MaterializedNamedAggregate::contextName)
-                                        .toArray()));
-                query.setArray(
-                        3,
-                        connection.createArrayOf(
-                                "text",
-                                ordered.stream()
-                                        .map(MaterializedNamedAggregate::aggregateName)
-                                        .toArray()));
-                query.setInt(4, limit);
+                query.setInt(bindTypes(connection, query, 2, types), limit);
             }
             try (ResultSet result = query.executeQuery()) {
                 while (result.next()) {
