@@ -51,6 +51,8 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
@@ -80,6 +82,7 @@ import reactor.core.scheduler.Schedulers;
  * {@link ShutdownReport}. There is no restart.
  */
 public final class Lanes implements GracefullyStoppable {
+    private static final Logger log = LoggerFactory.getLogger(Lanes.class);
     /** How long the runtime's stop may take before it forces what is left, unless set: 30 seconds. */
     public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(30);
 
@@ -543,6 +546,15 @@ public final class Lanes implements GracefullyStoppable {
             CommandGateway gateway = CommandGateways.create(commandBus, store, results, dispatchInterceptors);
             List<EventProcessor> made = processors(gateway, eventBus == null);
             DeadLetterQueue queue = deadLetterQueue != null ? deadLetterQueue : DeadLetterQueues.inMemory();
+            if (store.durable() && !queue.durable()) {
+                log.warn(
+                        "Lanes keeps its events in {} but parks failed commands and events in {}, which is lost with"
+                                + " the process: after a restart the parked messages are gone and their aggregates are"
+                                + " no longer held; give it a durable dead-letter queue"
+                                + " (deadLetterQueue(PostgresDeadLetterQueue.open(...)))",
+                        store,
+                        queue);
+            }
             List<TrackingProcessor> tracking = trackingProcessors(store, queue, made);
             @Nullable
             AggregateSchedulerSupplier shared =

@@ -18,8 +18,8 @@ public final class CommandParkedException extends LanesException {
      */
     public CommandParkedException(String processor, CommandMessage command) {
         super(command + " was parked behind the parked commands of " + command.aggregateId() + " (" + processor
-                + "); it runs when that sequence is retried or its head skipped (lanes parked retry " + processor + " "
-                + command.aggregateId() + ")");
+                + "); it runs when that sequence is retried or its head skipped (lanes parked retry --processor "
+                + processor + " --aggregate " + command.aggregateId() + ")");
     }
 
     @Override

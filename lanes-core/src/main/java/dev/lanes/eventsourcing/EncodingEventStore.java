@@ -111,6 +111,11 @@ final class EncodingEventStore implements EventStore {
     }
 
     @Override
+    public boolean durable() {
+        return delegate.durable();
+    }
+
+    @Override
     public String toString() {
         return delegate + " encoded by " + codec;
     }

@@ -104,4 +104,13 @@ public interface EventStore {
                     .next();
         });
     }
+
+    /**
+     * Whether the streams outlive the process. {@code true} unless the store says otherwise; the in-memory store says
+     * {@code false}. {@code Lanes.builder()} warns when a durable store is wired with a dead-letter queue that is not
+     * durable: the commands and events parked in it would be lost at a restart that the store's streams survive.
+     */
+    default boolean durable() {
+        return true;
+    }
 }

@@ -147,6 +147,12 @@ final class InMemoryEventStore implements EventStore {
         });
     }
 
+    /** Lost with the process. */
+    @Override
+    public boolean durable() {
+        return false;
+    }
+
     @Override
     public String toString() {
         return "InMemoryEventStore[" + logs.size() + " aggregate(s)]";

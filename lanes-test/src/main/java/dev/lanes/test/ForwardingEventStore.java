@@ -58,6 +58,11 @@ public abstract class ForwardingEventStore implements EventStore {
     }
 
     @Override
+    public boolean durable() {
+        return delegate.durable();
+    }
+
+    @Override
     public Mono<DomainEventStream> findByRequestId(AggregateId aggregateId, String requestId) {
         return delegate.findByRequestId(aggregateId, requestId);
     }

@@ -18,6 +18,7 @@ import dev.lanes.examples.bank.Bank;
 import dev.lanes.examples.bank.TransferSaga;
 import dev.lanes.kafka.KafkaBuses;
 import dev.lanes.kafka.KafkaOptions;
+import dev.lanes.processing.DeadLetterQueue;
 import dev.lanes.processing.DeadLetterSequence;
 import dev.lanes.processing.Snapshotter;
 import dev.lanes.runtime.ShutdownReport;
@@ -73,17 +74,27 @@ final class BankWiring {
         this.buses = buses;
         this.sharedWorkers = buses.kafka() == null ? Runtime.getRuntime().availableProcessors() : 0;
         for (int i = 0; i < buses.instances(); i++) {
-            instances.add(instance(strategy, eventFlow, shutdownTimeout, buses.connect(i, stores.codec())));
+            instances.add(instance(
+                    strategy,
+                    eventFlow,
+                    shutdownTimeout,
+                    buses.connect(i, stores.codec()),
+                    stores.deadLetters().get()));
         }
         List<CommandGateway> gateways = instances.stream().map(Lanes::gateway).toList();
         this.gateway = gateways.size() == 1 ? gateways.get(0) : new SpreadGateway(gateways);
     }
 
     private Lanes instance(
-            LaneStrategy strategy, EventFlow eventFlow, Duration shutdownTimeout, @Nullable KafkaBuses kafka) {
+            LaneStrategy strategy,
+            EventFlow eventFlow,
+            Duration shutdownTimeout,
+            @Nullable KafkaBuses kafka,
+            DeadLetterQueue deadLetters) {
         Lanes.Builder builder = Lanes.builder()
                 .aggregate(Bank.definition())
                 .eventStore(store)
+                .deadLetterQueue(deadLetters)
                 .snapshotStore(snapshots)
                 .commandParkingLot(commandParking)
                 .metrics(metrics)

@@ -34,7 +34,11 @@ final class ParkedOptions {
     @Nullable
     String password;
 
-    @Option(names = "--processor", paramLabel = "NAME", description = "The event processor, e.g. BalanceProjection.")
+    @Option(
+            names = "--processor",
+            paramLabel = "NAME",
+            description =
+                    "The event processor, e.g. BalanceProjection, or commands:<context>.<aggregate> for parked commands.")
     @Nullable
     String processor;
 

@@ -2,17 +2,18 @@ package dev.lanes.cli.command;
 
 import dev.lanes.cli.bank.EventCodec;
 import dev.lanes.cli.bank.Stores;
-import dev.lanes.eventsourcing.EventStores;
-import dev.lanes.eventsourcing.SnapshotStores;
 import dev.lanes.postgres.JacksonEventSerializer;
+import dev.lanes.postgres.PostgresDeadLetterQueue;
 import dev.lanes.postgres.PostgresEventStore;
 import dev.lanes.postgres.PostgresOptions;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 import java.util.Objects;
 import java.util.Properties;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -77,13 +78,7 @@ final class StoreOptions {
     Stores open() {
         String url = jdbcUrl;
         if (kind == Kind.MEMORY || url == null) {
-            return new Stores(
-                    "memory",
-                    EventStores.inMemory(),
-                    SnapshotStores.inMemory(),
-                    "in-memory event store",
-                    () -> {},
-                    EventCodec.bank());
+            return Stores.inMemory("memory", "in-memory event store", EventCodec.bank());
         }
         PostgresTarget target = Objects.requireNonNull(PostgresTarget.parse(url), "checked by validate()");
         String schema = "lanes_run_" + System.currentTimeMillis();
@@ -103,13 +98,23 @@ final class StoreOptions {
             events.close();
             throw e;
         }
+        // one queue per instance over the run's table, each with its parked set: closed before the event store
+        List<PostgresDeadLetterQueue> queues = new CopyOnWriteArrayList<>();
         return new Stores(
                 "postgres",
                 events,
                 events.snapshotStore(),
                 "PostgreSQL event store at " + events.server() + " (schema " + schema + ")",
-                events::close,
-                codec);
+                () -> {
+                    queues.forEach(PostgresDeadLetterQueue::close);
+                    events.close();
+                },
+                codec,
+                () -> {
+                    PostgresDeadLetterQueue queue = PostgresDeadLetterQueue.open(events.dataSource(), codec);
+                    queues.add(queue);
+                    return queue;
+                });
     }
 
     private String inFreshSchema(String url, String schema) throws SQLException {

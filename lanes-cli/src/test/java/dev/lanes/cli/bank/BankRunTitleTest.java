@@ -2,8 +2,6 @@ package dev.lanes.cli.bank;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lanes.eventsourcing.EventStores;
-import dev.lanes.eventsourcing.SnapshotStores;
 import dev.lanes.kafka.KafkaOptions;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -26,8 +24,7 @@ class BankRunTitleTest {
                         + " store) on the in-memory event store and buses"
             })
     void theTitleNamesTheStoreAndTheBuses(BankRun.Workload workload, String store, String bus, String title) {
-        Stores stores = new Stores(
-                store, EventStores.inMemory(), SnapshotStores.inMemory(), store, () -> {}, EventCodec.bank());
+        Stores stores = Stores.inMemory(store, store, EventCodec.bank());
         Buses buses = bus.equals("kafka") ? Buses.kafka(KafkaOptions.of("127.0.0.1:9092"), 3) : Buses.memory();
 
         assertThat(BankRun.title(workload, stores, buses)).isEqualTo(title);

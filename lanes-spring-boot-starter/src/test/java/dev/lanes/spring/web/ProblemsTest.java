@@ -25,7 +25,8 @@ class ProblemsTest {
         assertThat(answer.headers()).doesNotContainKey("Retry-After");
         ProblemDetail problem = (ProblemDetail) answer.body();
         assertThat(problem.getType()).hasToString(Problems.TYPE_PREFIX + "aggregate-parked");
-        assertThat(problem.getDetail()).contains("lanes parked retry commands:bank.account " + account);
+        assertThat(problem.getDetail())
+                .contains("lanes parked retry --processor commands:bank.account --aggregate " + account);
         assertThat(problem.getProperties()).containsEntry("parked", true).containsEntry("requestId", "key-1");
     }
 }
