@@ -4,6 +4,7 @@ import dev.lanes.api.NonRecoverableException;
 import dev.lanes.dispatch.MessageExchange;
 import dev.lanes.event.DomainEventBus;
 import dev.lanes.eventsourcing.AggregateLoader;
+import dev.lanes.eventsourcing.CommandRefusal;
 import dev.lanes.eventsourcing.DuplicateAggregateIdException;
 import dev.lanes.eventsourcing.DuplicateRequestIdException;
 import dev.lanes.eventsourcing.EventStore;
@@ -14,6 +15,9 @@ import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.modeling.AggregateDefinition;
 import dev.lanes.modeling.AggregateState;
+import dev.lanes.modeling.CommandRejectedException;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -28,12 +32,13 @@ import reactor.core.publisher.Mono;
  * publish -> report.
  *
  * <p>Outcomes: a handler's exception or a non-recoverable store error fails the command and completes the lane
- * normally, leaving the aggregate unchanged. Anything else (a version conflict, a store outage) evicts the cached state
+ * normally, leaving the aggregate unchanged; a rule's refusal ({@link CommandRejectedException}) is stored under the
+ * command's request id first ({@link EventStore#recordRefusal}), so that a resend is answered with it. Anything else (a version conflict, a store outage) evicts the cached state
  * and errors, so the lane's retry policy reloads and decides again, then parks. Publication happens only after a
  * successful append, and a failed publication never re-runs the command.
  *
  * <p>Truth for the sender: the lane reports its progress ({@link CommandProgress}) so that a stop is answered with what
- * the store holds. A request id the store already holds is answered with that stored stream. After an append whose
+ * the store holds. A request id the store already holds is answered with that stored stream (or refusal). After an append whose
  * outcome is unknown (the store failed without saying whether it committed), the retry first asks the store for the
  * request id, so a commit whose acknowledgement was lost is answered (and published) instead of being decided again.
  * A command its bus may have delivered before ({@link MessageExchange#mayBeRedelivered()}) is checked the same way
@@ -86,8 +91,9 @@ final class AggregateProcessor<S> {
         return handling.doOnSuccess(done -> forget(command))
                 .onErrorResume(CommandFailed.class, failed -> {
                     forget(command);
-                    results.failed(command, failed.handlerError);
-                    return Mono.empty();
+                    return failed.handlerError instanceof CommandRejectedException rejected
+                            ? remembered(command, rejected)
+                            : Mono.fromRunnable(() -> results.failed(command, failed.handlerError));
                 })
                 .doOnError(error -> cache.evict(command.aggregateId()))
                 .onErrorResume(NonRecoverableException.class, error -> {
@@ -95,6 +101,34 @@ final class AggregateProcessor<S> {
                     results.failed(command, error);
                     return Mono.empty();
                 });
+    }
+
+    /**
+     * A rule refused the command: the refusal is stored under its request id before its sender learns it, so that a
+     * resend of the request id is answered with it. A store that cannot take it leaves the request id free (logged);
+     * the sender is answered with the rejection either way.
+     */
+    private Mono<Void> remembered(CommandMessage command, CommandRejectedException rejected) {
+        CommandRefusal refusal = new CommandRefusal(
+                command.aggregateId(),
+                command.requestId(),
+                command.messageId(),
+                rejected.getClass().getName(),
+                String.valueOf(rejected.getMessage()),
+                command.headers().get(CommandMessage.HASH_HEADER),
+                Instant.now().truncatedTo(ChronoUnit.MICROS));
+        return eventStore
+                .recordRefusal(refusal)
+                .onErrorResume(error -> {
+                    log.warn(
+                            "{} was rejected but its refusal could not be stored: a resend of request id {} will be"
+                                    + " decided again",
+                            command,
+                            command.requestId(),
+                            error);
+                    return Mono.empty();
+                })
+                .then(Mono.fromRunnable(() -> results.failed(command, rejected)));
     }
 
     /** The command ended (handled, failed or parked): nothing more to remember about it. */
@@ -237,9 +271,16 @@ final class AggregateProcessor<S> {
      */
     private Mono<Boolean> storedBefore(CommandMessage command, CommandProgress progress) {
         return eventStore
-                .findByRequestId(command.aggregateId(), command.requestId())
-                .flatMap(stored -> {
-                    StoredCommands.requireSameCommand(command, stored); // another command of this request id
+                .findRequest(command.aggregateId(), command.requestId())
+                .flatMap(outcome -> {
+                    CommandRefusal refusal = outcome.refusal();
+                    if (refusal != null) { // refused before: answered with that refusal, not decided again
+                        CommandRejectedEarlierException earlier = StoredCommands.rejectedEarlier(command, refusal);
+                        return Mono.fromRunnable(() -> results.failed(command, earlier))
+                                .thenReturn(true);
+                    }
+                    // another command of this request id is refused as a reuse
+                    DomainEventStream stored = StoredCommands.storedOrThrow(command, outcome);
                     progress.stored(stored.version(), stored.payloads());
                     Mono<Void> published = stored.commandId().equals(command.messageId())
                             ? logged(eventBus.publish(stored), stored)

@@ -3,6 +3,7 @@ package dev.lanes.command;
 import dev.lanes.command.StageNotReachedException.Reason;
 import dev.lanes.command.StageNotReachedException.Storage;
 import dev.lanes.eventsourcing.EventStore;
+import dev.lanes.eventsourcing.RequestOutcome;
 import dev.lanes.internal.Immediate;
 import dev.lanes.internal.Require;
 import dev.lanes.messaging.CommandMessage;
@@ -19,7 +20,7 @@ import reactor.core.publisher.Mono;
 import reactor.util.context.ContextView;
 
 /**
- * Answers a request id the store already holds with what it stored; joins a send of the same message that is in flight
+ * Answers a request id the store already holds with what it stored (or with the refusal its command got); joins a send of the same message that is in flight
  * (a wait of its own, no second dispatch); waits behind a send of another message of the same request id that is in
  * flight, then sends again; else registers the sender's wait with {@link CommandResults} and sends. A command that
  * fails to send leaves nothing behind.
@@ -84,7 +85,7 @@ final class DefaultCommandGateway implements CommandGateway {
      * with its storage unknown, and the wait that follows a lookup has only the time the lookup left.
      */
     private Mono<CommandResult> lookup(CommandMessage command, WaitStage waitStage, Duration timeout) {
-        Mono<DomainEventStream> lookup = eventStore.findByRequestId(command.aggregateId(), command.requestId());
+        Mono<RequestOutcome> lookup = eventStore.findRequest(command.aggregateId(), command.requestId());
         if (!(lookup instanceof Callable<?> now)) {
             long started = results.timer().now(TimeUnit.NANOSECONDS);
             return lookup.timeout(timeout, results.timer())
@@ -104,9 +105,14 @@ final class DefaultCommandGateway implements CommandGateway {
             Exceptions.throwIfJvmFatal(error);
             return Mono.error(Exceptions.unwrap(error));
         }
-        return stored != null
-                ? Mono.just(storedResult(command, (DomainEventStream) stored))
-                : track(command, waitStage, timeout);
+        if (stored == null) {
+            return track(command, waitStage, timeout);
+        }
+        try {
+            return Mono.just(storedResult(command, (RequestOutcome) stored));
+        } catch (RuntimeException refused) {
+            return Mono.error(refused);
+        }
     }
 
     private Mono<CommandResult> track(CommandMessage command, WaitStage waitStage, Duration timeout) {
@@ -153,9 +159,12 @@ final class DefaultCommandGateway implements CommandGateway {
         sending.subscribe(null, error -> results.failed(command, error));
     }
 
-    /** What a request id stored, as the answer to a send of it. */
-    private static CommandResult storedResult(CommandMessage command, DomainEventStream stored) {
-        StoredCommands.requireSameCommand(command, stored);
+    /**
+     * What a request id stored, as the answer to a send of it; a request id whose command was refused answers with the
+     * refusal ({@link CommandRejectedEarlierException}).
+     */
+    private static CommandResult storedResult(CommandMessage command, RequestOutcome outcome) {
+        DomainEventStream stored = StoredCommands.storedOrThrow(command, outcome);
         return new CommandResult(
                 stored.commandId(),
                 command.requestId(),

@@ -61,6 +61,19 @@ final class EncodingEventStore implements EventStore {
         return delegate.findByRequestId(aggregateId, requestId).map(this::decode);
     }
 
+    @Override
+    public Mono<Void> recordRefusal(CommandRefusal refusal) {
+        return delegate.recordRefusal(refusal);
+    }
+
+    @Override
+    public Mono<RequestOutcome> findRequest(AggregateId aggregateId, String requestId) {
+        return delegate.findRequest(aggregateId, requestId).map(outcome -> {
+            DomainEventStream stored = outcome.stream();
+            return stored == null ? outcome : RequestOutcome.stored(decode(stored));
+        });
+    }
+
     private DomainEventStream encode(DomainEventStream stream) {
         List<DomainEvent> encoded = new ArrayList<>(stream.events().size());
         for (DomainEvent event : stream.events()) {

@@ -106,6 +106,32 @@ public interface EventStore {
     }
 
     /**
+     * Remembers that the aggregate refused a command by a business rule, under its request id, so that {@link
+     * #findRequest} answers a resend with the refusal. The first refusal of a request id stays; a refusal of a request
+     * id that stored a stream changes nothing (the stream wins).
+     *
+     * <p>The default remembers nothing (and says so by completing): a store that does not override it lets a refused
+     * request id be decided again when it is resent. Both shipped stores remember.
+     */
+    default Mono<Void> recordRefusal(CommandRefusal refusal) {
+        return Mono.fromRunnable(() -> Objects.requireNonNull(refusal, "refusal"));
+    }
+
+    /**
+     * What the store holds for a request id on an aggregate, in one read: the stream it stored ({@link
+     * #findByRequestId}) or the refusal it got ({@link #recordRefusal}); empty when it has neither. The command gateway
+     * and a redelivered command ask this before a command is decided.
+     *
+     * <p>The default asks {@link #findByRequestId} only: it knows no refusals.
+     *
+     * @throws NullPointerException or {@link IllegalArgumentException} (as an error signal) for a null aggregate id or
+     *     a null or blank request id
+     */
+    default Mono<RequestOutcome> findRequest(AggregateId aggregateId, String requestId) {
+        return findByRequestId(aggregateId, requestId).map(RequestOutcome::stored);
+    }
+
+    /**
      * Whether the streams outlive the process. {@code true} unless the store says otherwise; the in-memory store says
      * {@code false}. {@code Lanes.builder()} warns when a durable store is wired with a dead-letter queue that is not
      * durable: the commands and events parked in it would be lost at a restart that the store's streams survive.

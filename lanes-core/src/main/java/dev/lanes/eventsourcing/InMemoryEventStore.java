@@ -28,10 +28,14 @@ final class InMemoryEventStore implements EventStore {
     /** Every stream in position order: index = position - 1 (no wrapper kept per stream). Guarded by itself. */
     private final List<DomainEventStream> all = new ArrayList<>();
 
-    /** One aggregate's streams, in version order (index = version - 1), and the stream of each request id. */
+    /**
+     * One aggregate's streams, in version order (index = version - 1), the stream of each request id, and the refusal
+     * of each request id whose command it refused.
+     */
     private static final class Log {
         final List<DomainEventStream> streams = new ArrayList<>();
         final Map<String, DomainEventStream> byRequestId = new HashMap<>();
+        final Map<String, CommandRefusal> refusals = new HashMap<>(0);
     }
 
     @Override
@@ -143,6 +147,37 @@ final class InMemoryEventStore implements EventStore {
             }
             synchronized (log) {
                 return log.byRequestId.get(requestId);
+            }
+        });
+    }
+
+    @Override
+    public Mono<Void> recordRefusal(CommandRefusal refusal) {
+        return Mono.fromRunnable(() -> {
+            Log log = logs.computeIfAbsent(
+                    Objects.requireNonNull(refusal, "refusal").aggregateId(), id -> new Log());
+            synchronized (log) {
+                log.refusals.putIfAbsent(refusal.requestId(), refusal);
+            }
+        });
+    }
+
+    /** Answers at once (a {@code Callable} Mono): the gateway takes it without operators. */
+    @Override
+    public Mono<RequestOutcome> findRequest(AggregateId aggregateId, String requestId) {
+        return Mono.fromCallable(() -> {
+            Log log = logs.get(Objects.requireNonNull(aggregateId, "aggregateId"));
+            Require.notBlank(requestId, "requestId");
+            if (log == null) {
+                return null;
+            }
+            synchronized (log) {
+                DomainEventStream stored = log.byRequestId.get(requestId);
+                if (stored != null) {
+                    return RequestOutcome.stored(stored);
+                }
+                CommandRefusal refusal = log.refusals.get(requestId);
+                return refusal == null ? null : RequestOutcome.refused(refusal);
             }
         });
     }

@@ -3,11 +3,13 @@ package dev.lanes.postgres;
 import dev.lanes.api.AggregateId;
 import dev.lanes.api.MaterializedNamedAggregate;
 import dev.lanes.api.NamedAggregate;
+import dev.lanes.eventsourcing.CommandRefusal;
 import dev.lanes.eventsourcing.DuplicateAggregateIdException;
 import dev.lanes.eventsourcing.DuplicateRequestIdException;
 import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.eventsourcing.EventVersionConflictException;
 import dev.lanes.eventsourcing.PositionedStream;
+import dev.lanes.eventsourcing.RequestOutcome;
 import dev.lanes.messaging.DomainEventStream;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -137,24 +139,32 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
             " AND (context_name, aggregate_name) IN (SELECT * FROM unnest(?::text[], ?::text[])) ORDER BY");
     private static final String HAS_REQUEST_ID =
             "SELECT EXISTS (SELECT 1 FROM lanes_event_streams WHERE " + KEY + " AND request_id = ?)";
-    // served by the unique index of (aggregate, request_id)
+    // the stream of a request id and its refusal, if any, in one statement: each served by its unique index on
+    // (aggregate, request_id); column 8 is the lookup's number, 9-11 a refusal's (NULL for a stream)
+    private static final String OUTCOMES = " SELECT s.version, s.stream_id, s.request_id, s.command_id, s.created_at,"
+            + " s.headers::text, s.events::text, k.n::int, NULL::text, NULL::text, NULL::text"
+            + " FROM k JOIN lanes_event_streams s ON s.tenant_id = k.t AND s.context_name = k.c"
+            + " AND s.aggregate_name = k.a AND s.aggregate_id = k.i AND s.request_id = k.r"
+            + " UNION ALL SELECT 0, NULL, f.request_id, f.command_id, f.refused_at, NULL, NULL, k.n::int,"
+            + " f.error_type, f.reason, f.command_hash"
+            + " FROM k JOIN lanes_command_refusals f ON f.tenant_id = k.t AND f.context_name = k.c"
+            + " AND f.aggregate_name = k.a AND f.aggregate_id = k.i AND f.request_id = k.r";
     private static final String BY_REQUEST_ID =
-            "SELECT version, stream_id, request_id, command_id, created_at, headers::text, events::text"
-                    + " FROM lanes_event_streams WHERE " + KEY + " AND request_id = ?";
-
-    // the lookups of a batch in one statement, each served by the unique index of (aggregate, request_id)
-    private static final String BY_REQUEST_IDS = "SELECT s.version, s.stream_id, s.request_id, s.command_id,"
-            + " s.created_at, s.headers::text, s.events::text, k.n::int"
-            + " FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS k(t, c, a, i, r, n)"
-            + " JOIN lanes_event_streams s ON s.tenant_id = k.t AND s.context_name = k.c AND s.aggregate_name = k.a"
-            + " AND s.aggregate_id = k.i AND s.request_id = k.r";
+            "WITH k AS (SELECT ?::text AS t, ?::text AS c, ?::text AS a, ?::text AS i, ?::text AS r, 1 AS n)"
+                    + OUTCOMES;
+    // the lookups of a batch in one statement
+    private static final String BY_REQUEST_IDS = "WITH k AS (SELECT * FROM unnest(?::text[], ?::text[], ?::text[],"
+            + " ?::text[], ?::text[]) WITH ORDINALITY AS k(t, c, a, i, r, n))" + OUTCOMES;
+    private static final String INSERT_REFUSAL = "INSERT INTO lanes_command_refusals (tenant_id, context_name,"
+            + " aggregate_name, aggregate_id, request_id, command_id, error_type, reason, command_hash, refused_at)"
+            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING";
 
     private final Jdbc jdbc;
     private final boolean ownsJdbc;
     private final StreamCodec codec;
     private final int pageSize;
     private final GroupCommit<Encoded, Void> appends;
-    private final GroupCommit<Lookup, Row> lookups;
+    private final GroupCommit<Lookup, Found> lookups;
 
     /**
      * Over a data source the caller owns and closes, with the {@link JacksonEventSerializer}. The store's scheduler has
@@ -753,36 +763,91 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
         });
     }
 
-    /**
-     * One indexed read; a committed append is visible to it whichever connection made it. Lookups that arrive while
-     * every connection of the store is busy are gathered, as appends are, and read together in one statement: at most
-     * {@link PostgresOptions#appendBatchSize()} per round trip.
-     */
+    /** {@link #findRequest}'s stream: one round trip that also reads the refusal table. */
     @Override
     public Mono<DomainEventStream> findByRequestId(AggregateId aggregateId, String requestId) {
+        return findRequest(aggregateId, requestId).mapNotNull(RequestOutcome::stream);
+    }
+
+    /**
+     * One indexed read of both the stream and the refusal of the request id; a committed append is visible to it
+     * whichever connection made it. Lookups that arrive while every connection of the store is busy are gathered, as
+     * appends are, and read together in one statement: at most {@link PostgresOptions#appendBatchSize()} per round
+     * trip.
+     */
+    @Override
+    public Mono<RequestOutcome> findRequest(AggregateId aggregateId, String requestId) {
         return Mono.defer(() -> {
                     checkRequest(aggregateId, requestId);
                     return lookups.submit(new Lookup(aggregateId, requestId));
                 })
-                .map(row -> decode(aggregateId, row));
+                .map(found -> found.outcome(aggregateId, this));
+    }
+
+    /** Stored first; a refusal of a request id that stored a stream changes nothing (the stream wins). */
+    @Override
+    public Mono<Void> recordRefusal(CommandRefusal refusal) {
+        return Mono.defer(() -> {
+            Objects.requireNonNull(refusal, "refusal");
+            requireOpen();
+            return jdbc.call(
+                            "storing the refusal of request " + refusal.requestId() + " on " + refusal.aggregateId(),
+                            connection -> {
+                                try (PreparedStatement insert = connection.prepareStatement(INSERT_REFUSAL)) {
+                                    int i = bindKey(insert, 1, refusal.aggregateId());
+                                    insert.setString(i++, refusal.requestId());
+                                    insert.setString(i++, refusal.commandId());
+                                    insert.setString(i++, refusal.errorType());
+                                    insert.setString(i++, refusal.reason());
+                                    insert.setString(i++, refusal.commandHash());
+                                    insert.setObject(i, refusal.refusedAt().atOffset(ZoneOffset.UTC));
+                                    return insert.executeUpdate();
+                                }
+                            })
+                    .then();
+        });
     }
 
     /** A request id to look up on an aggregate. */
     private record Lookup(AggregateId aggregateId, String requestId) {}
 
-    /** Reads one batch of lookups on the store's scheduler; each caller gets its own stream, or none. */
-    private void lookUp(List<GroupCommit.Pending<Lookup, Row>> batch) {
+    /** What a lookup found: the request id's stream, or else its refusal. */
+    private record Found(@Nullable Row stream, @Nullable CommandRefusal refusal) {
+        RequestOutcome outcome(AggregateId id, PostgresEventStore store) {
+            return stream != null
+                    ? RequestOutcome.stored(store.decode(id, stream))
+                    : RequestOutcome.refused(Objects.requireNonNull(refusal));
+        }
+
+        /** This and the {@code result}'s current row: a stream wins over a refusal. */
+        static Found merged(@Nullable Found found, AggregateId id, ResultSet result) throws SQLException {
+            if (result.getString(9) == null) {
+                return new Found(row(result), null);
+            }
+            if (found != null && found.stream != null) {
+                return found;
+            }
+            return new Found(
+                    null,
+                    new CommandRefusal(
+                            id,
+                            result.getString(3),
+                            result.getString(4),
+                            result.getString(9),
+                            result.getString(10),
+                            result.getString(11),
+                            result.getObject(5, OffsetDateTime.class).toInstant()));
+        }
+    }
+
+    /** Reads one batch of lookups on the store's scheduler; each caller gets its own outcome, or none. */
+    private void lookUp(List<GroupCommit.Pending<Lookup, Found>> batch) {
         try (Connection connection = jdbc.dataSource().getConnection()) {
             if (batch.size() > 1) {
                 try {
-                    Row[] found = lookUpAll(connection, batch);
+                    @Nullable Found[] found = lookUpAll(connection, batch);
                     for (int i = 0; i < batch.size(); i++) {
-                        Row row = found[i];
-                        if (row == null) {
-                            batch.get(i).succeed();
-                        } else {
-                            batch.get(i).succeed(row);
-                        }
+                        answer(batch.get(i), found[i]);
                     }
                     return;
                 } catch (SQLException failed) {
@@ -792,13 +857,21 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
                     // refused as a whole (a request id the server cannot take): each alone, so only that one fails
                 }
             }
-            for (GroupCommit.Pending<Lookup, Row> pending : batch) {
+            for (GroupCommit.Pending<Lookup, Found> pending : batch) {
                 lookUpAlone(connection, pending);
             }
         } catch (SQLException failed) {
-            for (GroupCommit.Pending<Lookup, Row> pending : batch) {
+            for (GroupCommit.Pending<Lookup, Found> pending : batch) {
                 pending.fail(jdbc.translate(finding(pending.item), failed));
             }
+        }
+    }
+
+    private static void answer(GroupCommit.Pending<Lookup, Found> pending, @Nullable Found found) {
+        if (found == null) {
+            pending.succeed();
+        } else {
+            pending.succeed(found);
         }
     }
 
@@ -806,22 +879,23 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
         return "finding request " + lookup.requestId() + " on " + lookup.aggregateId();
     }
 
-    private void lookUpAlone(Connection connection, GroupCommit.Pending<Lookup, Row> pending) {
+    private void lookUpAlone(Connection connection, GroupCommit.Pending<Lookup, Found> pending) {
         try (PreparedStatement query = connection.prepareStatement(BY_REQUEST_ID)) {
             bindKey(query, 1, pending.item.aggregateId());
             query.setString(5, pending.item.requestId());
-            List<Row> rows = rows(query);
-            if (rows.isEmpty()) {
-                pending.succeed();
-            } else {
-                pending.succeed(rows.get(0));
+            Found found = null;
+            try (ResultSet result = query.executeQuery()) {
+                while (result.next()) {
+                    found = Found.merged(found, pending.item.aggregateId(), result);
+                }
             }
+            answer(pending, found);
         } catch (SQLException failed) {
             pending.fail(jdbc.translate(finding(pending.item), failed));
         }
     }
 
-    private static @Nullable Row[] lookUpAll(Connection connection, List<GroupCommit.Pending<Lookup, Row>> batch)
+    private static @Nullable Found[] lookUpAll(Connection connection, List<GroupCommit.Pending<Lookup, Found>> batch)
             throws SQLException {
         int size = batch.size();
         String[][] columns = new String[5][size];
@@ -833,14 +907,15 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
             columns[3][i] = lookup.aggregateId().id();
             columns[4][i] = lookup.requestId();
         }
-        @Nullable Row[] found = new Row[size];
+        @Nullable Found[] found = new Found[size];
         try (PreparedStatement query = connection.prepareStatement(BY_REQUEST_IDS)) {
             for (int c = 0; c < columns.length; c++) {
                 query.setArray(c + 1, connection.createArrayOf("text", columns[c]));
             }
             try (ResultSet result = query.executeQuery()) {
                 while (result.next()) {
-                    found[result.getInt(8) - 1] = row(result);
+                    int n = result.getInt(8) - 1;
+                    found[n] = Found.merged(found[n], batch.get(n).item.aggregateId(), result);
                 }
             }
         }

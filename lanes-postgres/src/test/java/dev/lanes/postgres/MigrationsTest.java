@@ -61,6 +61,7 @@ class MigrationsTest {
                             "SELECT table_name FROM information_schema.tables WHERE table_name LIKE 'lanes%'"
                                     + " ORDER BY table_name"))
                     .containsExactly(
+                            "lanes_command_refusals",
                             "lanes_dead_letter_retries",
                             "lanes_dead_letters",
                             "lanes_event_streams",

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lanes.api.AggregateId;
 import dev.lanes.api.NamedAggregate;
+import dev.lanes.eventsourcing.CommandRefusal;
 import dev.lanes.eventsourcing.DuplicateAggregateIdException;
 import dev.lanes.eventsourcing.DuplicateRequestIdException;
 import dev.lanes.eventsourcing.EventStore;
@@ -19,6 +20,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
@@ -781,6 +783,68 @@ public abstract class EventStoreContract {
                     .assertNext(found -> assertSameStreams(List.of(found), List.of(first)))
                     .expectComplete()
                     .verify(timeout());
+        }
+
+        @Test
+        @DisplayName("a recorded refusal answers findRequest for its request id, on its aggregate only; the first"
+                + " refusal stays")
+        void refusalIsRemembered() {
+            AggregateId id = newAggregateId();
+            String requestId = "req-" + UUID.randomUUID();
+            CommandRefusal first = refusal(id, requestId, "insufficient funds: 0 < 50", "hash-1");
+            StepVerifier.create(store.recordRefusal(first)).expectComplete().verify(timeout());
+            StepVerifier.create(store.recordRefusal(refusal(id, requestId, "a later reason", "hash-2")))
+                    .expectComplete()
+                    .verify(timeout());
+
+            StepVerifier.create(store.findRequest(id, requestId))
+                    .assertNext(found -> {
+                        assertThat(found.stream()).isNull();
+                        assertThat(found.refusal()).isEqualTo(first);
+                    })
+                    .expectComplete()
+                    .verify(timeout());
+            StepVerifier.create(store.findRequest(newAggregateId(), requestId))
+                    .expectComplete()
+                    .verify(timeout());
+            StepVerifier.create(store.findByRequestId(id, requestId))
+                    .as("a refusal is not a stream")
+                    .expectComplete()
+                    .verify(timeout());
+        }
+
+        @Test
+        @DisplayName("findRequest answers a stored stream, and the stream wins over a refusal of its request id")
+        void storedStreamWinsOverARefusal() {
+            AggregateId id = newAggregateId();
+            DomainEventStream stored = stream(id, 1, new Opened("kept", 1, false));
+            append(stored);
+            StepVerifier.create(store.recordRefusal(refusal(id, stored.requestId(), "too late", null)))
+                    .expectComplete()
+                    .verify(timeout());
+
+            StepVerifier.create(store.findRequest(id, stored.requestId()))
+                    .assertNext(found -> {
+                        assertThat(found.refusal()).isNull();
+                        assertSameStreams(List.of(Objects.requireNonNull(found.stream())), List.of(stored));
+                    })
+                    .expectComplete()
+                    .verify(timeout());
+            StepVerifier.create(store.findRequest(id, "req-" + UUID.randomUUID()))
+                    .expectComplete()
+                    .verify(timeout());
+        }
+
+        private static CommandRefusal refusal(
+                AggregateId id, String requestId, String reason, @Nullable String commandHash) {
+            return new CommandRefusal(
+                    id,
+                    requestId,
+                    "cmd-" + UUID.randomUUID(),
+                    "com.example.InsufficientFundsException",
+                    reason,
+                    commandHash,
+                    Instant.now().truncatedTo(ChronoUnit.MICROS));
         }
 
         @Test

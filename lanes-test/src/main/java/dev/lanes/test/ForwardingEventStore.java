@@ -2,8 +2,10 @@ package dev.lanes.test;
 
 import dev.lanes.api.AggregateId;
 import dev.lanes.api.MaterializedNamedAggregate;
+import dev.lanes.eventsourcing.CommandRefusal;
 import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.eventsourcing.PositionedStream;
+import dev.lanes.eventsourcing.RequestOutcome;
 import dev.lanes.messaging.DomainEventStream;
 import java.util.Objects;
 import java.util.Set;
@@ -65,6 +67,16 @@ public abstract class ForwardingEventStore implements EventStore {
     @Override
     public Mono<DomainEventStream> findByRequestId(AggregateId aggregateId, String requestId) {
         return delegate.findByRequestId(aggregateId, requestId);
+    }
+
+    @Override
+    public Mono<Void> recordRefusal(CommandRefusal refusal) {
+        return delegate.recordRefusal(refusal);
+    }
+
+    @Override
+    public Mono<RequestOutcome> findRequest(AggregateId aggregateId, String requestId) {
+        return delegate.findRequest(aggregateId, requestId);
     }
 
     @Override

@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
+import reactor.util.context.Context;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.ObjectReader;
@@ -46,7 +47,7 @@ final class CommandEndpoint {
         this.json = json;
         this.properties = properties;
         this.problems = new Problems(properties.retryAfter());
-        this.openApi = OpenApiDocument.of(catalog, properties.basePath());
+        this.openApi = OpenApiDocument.of(catalog, properties.basePath(), properties.tenantHeader());
     }
 
     /** The OpenAPI 3.1 document of the registered commands, as a JSON-ready map. */
@@ -60,15 +61,18 @@ final class CommandEndpoint {
      * @param key the {@code Idempotency-Key} header, if any
      * @param wait the {@code wait} parameter, if any
      * @param principal the authenticated principal's name, if any
+     * @param tenant the value of the {@code lanes.web.tenant-header} header, if any
+     * @param body the body, or {@code null} when it was larger than {@code lanes.web.max-body-size}
      */
     Mono<Answer> send(
             String aggregate,
             String id,
             String command,
-            byte[] body,
+            byte @Nullable [] body,
             @Nullable String key,
             @Nullable String wait,
-            @Nullable String principal) {
+            @Nullable String principal,
+            @Nullable String tenant) {
         boolean generated = key == null || key.isBlank();
         String requestId = key == null || generated ? UUID.randomUUID().toString() : key.strip();
         if (requestId.length() > MAX_KEY_LENGTH || !requestId.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
@@ -79,19 +83,54 @@ final class CommandEndpoint {
             CommandCatalog.Aggregate target = catalog.aggregate(aggregate);
             Class<?> type = CommandCatalog.command(target, command);
             WaitStage stage = stage(wait);
+            if (body == null) {
+                throw EndpointException.tooLarge(properties.maxBodyBytes());
+            }
             Object payload = read(type, command, body);
-            CommandMessage message = CommandMessage.of(AggregateId.of(target.type(), id), payload, requestId)
+            String tenantId = tenant(tenant);
+            AggregateId aggregateId =
+                    tenantId == null ? AggregateId.of(target.type(), id) : AggregateId.of(target.type(), id, tenantId);
+            CommandMessage message = CommandMessage.of(aggregateId, payload, requestId)
                     .withHeader(CommandMessage.HASH_HEADER, hash(command, payload));
             Duration timeout = properties.timeout();
             Mono<CommandResult> sending =
                     timeout == null ? gateway.send(message, stage) : gateway.send(message, stage, timeout);
-            return sending.contextWrite(context ->
-                            principal == null ? context : context.put(LanesWeb.PRINCIPAL_CONTEXT_KEY, principal))
+            return sending.contextWrite(context -> {
+                        Context with =
+                                principal == null ? context : context.put(LanesWeb.PRINCIPAL_CONTEXT_KEY, principal);
+                        return tenantId == null ? with : with.put(LanesWeb.TENANT_CONTEXT_KEY, tenantId);
+                    })
                     .map(result -> ok(target, command, result, generated))
                     .onErrorResume(error -> Mono.just(problems.answer(error, requestId, generated)));
         } catch (RuntimeException refused) {
             return Mono.just(problems.answer(refused, requestId, generated));
         }
+    }
+
+    /** The request's tenant when {@code lanes.web.tenant-header} is set; a request without one is refused. */
+    private @Nullable String tenant(@Nullable String tenant) {
+        String header = properties.tenantHeader();
+        if (header == null) {
+            return null;
+        }
+        if (tenant == null || tenant.isBlank()) {
+            throw EndpointException.badRequest(
+                    "missing-tenant",
+                    "Missing tenant",
+                    "The request has no " + header + " header (lanes.web.tenant-header)");
+        }
+        return tenant.strip();
+    }
+
+    /** The largest body taken, in bytes: a transport reads at most one more to tell a larger one. */
+    int maxBodyBytes() {
+        return properties.maxBodyBytes();
+    }
+
+    /** The header that names the tenant, or {@code null} when commands go to the default tenant. */
+    @Nullable
+    String tenantHeader() {
+        return properties.tenantHeader();
     }
 
     private WaitStage stage(@Nullable String wait) {

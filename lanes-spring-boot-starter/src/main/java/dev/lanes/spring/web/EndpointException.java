@@ -19,6 +19,14 @@ final class EndpointException extends RuntimeException {
         return new EndpointException(404, type, title, detail);
     }
 
+    static EndpointException tooLarge(int limit) {
+        return new EndpointException(
+                413,
+                "body-too-large",
+                "Command body too large",
+                "The command body is larger than lanes.web.max-body-size (" + limit + " bytes)");
+    }
+
     static EndpointException badRequest(String type, String title, String detail) {
         return new EndpointException(400, type, title, detail);
     }

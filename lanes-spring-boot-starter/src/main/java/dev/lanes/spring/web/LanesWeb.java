@@ -17,5 +17,11 @@ public final class LanesWeb {
      */
     public static final String PRINCIPAL_CONTEXT_KEY = "lanes.web.principal";
 
+    /**
+     * The key under which the endpoint puts the request's tenant (from {@code lanes.web.tenant-header}, when set) in
+     * the send's Reactor context, for dispatch interceptors to read; the tenant is also the aggregate id's tenant.
+     */
+    public static final String TENANT_CONTEXT_KEY = "lanes.web.tenant";
+
     private LanesWeb() {}
 }

@@ -6,7 +6,10 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.io.buffer.DataBufferLimitException;
+import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.MediaType;
+import org.springframework.web.reactive.function.BodyExtractors;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.RouterFunctions;
 import org.springframework.web.reactive.function.server.ServerRequest;
@@ -33,7 +36,18 @@ class LanesWebFluxConfiguration {
     }
 
     private static Mono<ServerResponse> send(CommandEndpoint endpoint, ServerRequest request) {
-        Mono<byte[]> body = request.bodyToMono(byte[].class).defaultIfEmpty(new byte[0]);
+        int limit = endpoint.maxBodyBytes();
+        // joined up to the limit; beyond it, answered 413 without reading further
+        Mono<Optional<byte[]>> body = DataBufferUtils.join(request.body(BodyExtractors.toDataBuffers()), limit)
+                .map(buffer -> {
+                    byte[] bytes = new byte[buffer.readableByteCount()];
+                    buffer.read(bytes);
+                    DataBufferUtils.release(buffer);
+                    return Optional.of(bytes);
+                })
+                .defaultIfEmpty(Optional.of(new byte[0]))
+                .onErrorResume(DataBufferLimitException.class, tooLarge -> Mono.just(Optional.empty()));
+        String tenantHeader = endpoint.tenantHeader();
         Mono<Optional<String>> principal =
                 request.principal().map(Principal::getName).map(Optional::of).defaultIfEmpty(Optional.empty());
         return Mono.zip(body, principal)
@@ -41,10 +55,11 @@ class LanesWebFluxConfiguration {
                         request.pathVariable("aggregate"),
                         request.pathVariable("id"),
                         request.pathVariable("command"),
-                        read.getT1(),
+                        read.getT1().orElse(null),
                         request.headers().firstHeader(LanesWeb.IDEMPOTENCY_KEY),
                         request.queryParam(LanesWeb.WAIT).orElse(null),
-                        read.getT2().orElse(null)))
+                        read.getT2().orElse(null),
+                        tenantHeader == null ? null : request.headers().firstHeader(tenantHeader)))
                 .flatMap(answer -> ServerResponse.status(answer.status())
                         .contentType(answer.problem() ? MediaType.APPLICATION_PROBLEM_JSON : MediaType.APPLICATION_JSON)
                         .headers(headers -> answer.headers().forEach(headers::set))

@@ -36,7 +36,10 @@ class LanesWebMvcConfiguration {
     }
 
     private static ServerResponse send(CommandEndpoint endpoint, ServerRequest request) throws Exception {
-        byte[] body = request.servletRequest().getInputStream().readAllBytes();
+        int limit = endpoint.maxBodyBytes();
+        byte[] read = request.servletRequest().getInputStream().readNBytes(limit + 1);
+        byte[] body = read.length > limit ? null : read; // not read further: answered 413
+        String tenantHeader = endpoint.tenantHeader();
         Answer answer = endpoint.send(
                         request.pathVariable("aggregate"),
                         request.pathVariable("id"),
@@ -44,7 +47,8 @@ class LanesWebMvcConfiguration {
                         body,
                         request.headers().firstHeader(LanesWeb.IDEMPOTENCY_KEY),
                         request.param(LanesWeb.WAIT).orElse(null),
-                        request.principal().map(Principal::getName).orElse(null))
+                        request.principal().map(Principal::getName).orElse(null),
+                        tenantHeader == null ? null : request.headers().firstHeader(tenantHeader))
                 .block();
         if (answer == null) {
             throw new IllegalStateException(

@@ -6,6 +6,7 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.util.unit.DataSize;
 
 /**
  * The {@code lanes.web.*} settings of the HTTP command endpoint. Checked when bound: a value out of range fails the
@@ -19,6 +20,11 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param timeout How long a request waits for its stage; unset: lanes.command-timeout.
  * @param retryAfter The Retry-After of a 503 answer (an overloaded bus, a full lane, a stop, a timeout), in whole
  *     seconds, at least 1s.
+ * @param maxBodySize The largest command body taken; a larger one is answered 413 without being read further. At least
+ *     1 byte.
+ * @param tenantHeader The request header that names the tenant of the command's aggregate (its {@code AggregateId}
+ *     tenant, stored with its events); a request without it is answered 400. Unset: every command goes to the default
+ *     tenant. Set it only behind a gateway that authenticates the header.
  */
 @ConfigurationProperties("lanes.web")
 public record LanesWebProperties(
@@ -26,12 +32,20 @@ public record LanesWebProperties(
         @DefaultValue("/commands") String basePath,
         @DefaultValue("PROCESSED") WaitStage defaultWait,
         @Nullable Duration timeout,
-        @DefaultValue("1s") Duration retryAfter) {
+        @DefaultValue("1s") Duration retryAfter,
+        @DefaultValue("1MB") DataSize maxBodySize,
+        @Nullable String tenantHeader) {
 
     /**
      * @throws IllegalArgumentException naming the property and the value when the base path does not start with a slash
-     *     or ends with one, the timeout is not positive or Retry-After is under a second
+     *     or ends with one, the timeout is not positive, Retry-After is under a second, the body limit is out of range
+     *     or the tenant header is blank
      */
+    /** The body limit in bytes. */
+    int maxBodyBytes() {
+        return (int) maxBodySize.toBytes();
+    }
+
     public LanesWebProperties {
         Objects.requireNonNull(basePath, "lanes.web.base-path");
         if (!basePath.startsWith("/") || basePath.endsWith("/") || basePath.contains("{")) {
@@ -45,6 +59,14 @@ public record LanesWebProperties(
         Objects.requireNonNull(retryAfter, "lanes.web.retry-after");
         if (retryAfter.getSeconds() < 1) {
             throw new IllegalArgumentException("lanes.web.retry-after must be at least 1s: " + retryAfter);
+        }
+        Objects.requireNonNull(maxBodySize, "lanes.web.max-body-size");
+        if (maxBodySize.toBytes() < 1 || maxBodySize.toBytes() > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException("lanes.web.max-body-size must be between 1B and 2GB: " + maxBodySize);
+        }
+        if (tenantHeader != null && tenantHeader.isBlank()) {
+            throw new IllegalArgumentException(
+                    "lanes.web.tenant-header must not be blank when set: '" + tenantHeader + "'");
         }
     }
 }

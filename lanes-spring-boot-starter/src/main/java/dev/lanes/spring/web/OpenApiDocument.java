@@ -32,7 +32,7 @@ final class OpenApiDocument {
 
     private OpenApiDocument() {}
 
-    static Map<String, Object> of(CommandCatalog catalog, String basePath) {
+    static Map<String, Object> of(CommandCatalog catalog, String basePath, @Nullable String tenantHeader) {
         Map<String, Object> schemas = new LinkedHashMap<>();
         schemas.put("CommandResult", commandResult());
         schemas.put("Problem", problem());
@@ -43,7 +43,7 @@ final class OpenApiDocument {
                 schemas.put(schema, schema(type, new HashSet<>()));
                 paths.put(
                         basePath + "/" + aggregate.pathName() + "/{id}/" + name,
-                        Map.of("post", operation(aggregate, name, type, schema)));
+                        Map.of("post", operation(aggregate, name, type, schema, tenantHeader)));
             });
         }
         Map<String, Object> document = new LinkedHashMap<>();
@@ -65,37 +65,49 @@ final class OpenApiDocument {
     }
 
     private static Map<String, Object> operation(
-            CommandCatalog.Aggregate aggregate, String name, Class<?> type, String schema) {
+            CommandCatalog.Aggregate aggregate,
+            String name,
+            Class<?> type,
+            String schema,
+            @Nullable String tenantHeader) {
         Map<String, Object> operation = new LinkedHashMap<>();
         operation.put("operationId", aggregate.pathName() + "." + name);
         operation.put("summary", name + " on " + aggregate.type() + " (" + type.getName() + ")");
         operation.put("tags", List.of(aggregate.type().toString()));
-        operation.put(
-                "parameters",
-                List.of(
-                        parameter("id", "path", true, Map.of("type", "string"), "The aggregate's id"),
-                        parameter(
-                                LanesWeb.IDEMPOTENCY_KEY,
-                                "header",
-                                false,
-                                Map.of("type", "string"),
-                                "The request id: the command is stored at most once per aggregate and request id;"
-                                        + " a fresh one is made when it is missing (and said so in the answer)"),
-                        parameter(
-                                LanesWeb.WAIT,
-                                "query",
-                                false,
-                                Map.of("type", "string", "enum", List.of("SENT", "PROCESSED", "PROJECTED")),
-                                "The stage to wait for")));
+        List<Map<String, Object>> parameters = new ArrayList<>();
+        parameters.add(parameter("id", "path", true, Map.of("type", "string"), "The aggregate's id"));
+        parameters.add(parameter(
+                LanesWeb.IDEMPOTENCY_KEY,
+                "header",
+                false,
+                Map.of("type", "string"),
+                "The request id: the command is stored at most once per aggregate and request id;"
+                        + " a fresh one is made when it is missing (and said so in the answer)"));
+        parameters.add(parameter(
+                LanesWeb.WAIT,
+                "query",
+                false,
+                Map.of("type", "string", "enum", List.of("SENT", "PROCESSED", "PROJECTED")),
+                "The stage to wait for"));
+        if (tenantHeader != null) {
+            parameters.add(parameter(
+                    tenantHeader, "header", true, Map.of("type", "string"), "The tenant of the command's aggregate"));
+        }
+        operation.put("parameters", List.copyOf(parameters));
         operation.put("requestBody", Map.of("required", true, "content", Map.of(JSON, Map.of("schema", ref(schema)))));
         Map<String, Object> responses = new LinkedHashMap<>();
         responses.put("200", response("The command reached the stage", JSON, "CommandResult"));
         responses.put("400", response("Unreadable or invalid command, or an unknown wait stage", PROBLEM_JSON, null));
         responses.put("404", response("Unknown aggregate or command", PROBLEM_JSON, null));
         responses.put("409", response("Version conflict", PROBLEM_JSON, null));
+        responses.put("413", response("The body is larger than lanes.web.max-body-size", PROBLEM_JSON, null));
         responses.put(
                 "422",
-                response("A rule refused it, or the request id was used for another command", PROBLEM_JSON, null));
+                response(
+                        "A rule refused it (a resend of a refused request id gets the same answer), or the request id"
+                                + " was used for another command",
+                        PROBLEM_JSON,
+                        null));
         responses.put(
                 "503",
                 response(

@@ -2,6 +2,7 @@ package dev.lanes.spring.web;
 
 import dev.lanes.command.CommandBusOverloadedException;
 import dev.lanes.command.CommandParkedException;
+import dev.lanes.command.CommandRejectedEarlierException;
 import dev.lanes.command.RequestIdReusedException;
 import dev.lanes.command.StageNotReachedException;
 import dev.lanes.command.UnknownAggregateTypeException;
@@ -20,8 +21,10 @@ import org.springframework.http.ProblemDetail;
 
 /**
  * Turns what ended a send into an RFC 9457 problem answer: 400 bad input, 404 an unknown aggregate or command, 409 a
- * version conflict or an aggregate whose parked commands hold it, 422 a rule violation or a reused request id, 503 with {@code Retry-After} for overload, a stop or a
- * timeout (with {@code storage}: whether the command is stored), 500 anything else (logged at WARN). Every problem
+ * version conflict or an aggregate whose parked commands hold it, 413 a body over {@code lanes.web.max-body-size}, 422
+ * a rule violation (also when a refused request id is resent: {@code rejectedAt} says when) or a reused request id,
+ * 503 with {@code Retry-After} for overload, a stop or a timeout (with {@code storage}: whether the command is stored),
+ * 500 anything else (logged at WARN). Every problem
  * names the request id, so a client can resend with it. Thread-safe.
  */
 final class Problems {
@@ -76,6 +79,13 @@ final class Problems {
             extra.put("storedHash", reused.storedHash());
             extra.put("sentHash", reused.sentHash());
             return of(422, "request-id-reused", "Idempotency-Key reused with another command", detail);
+        }
+        if (error instanceof CommandRejectedEarlierException earlier) {
+            // a resend of a refused request id: the first answer, whatever the aggregate's state is now
+            String type = earlier.refusal().errorType();
+            extra.put("rejection", type.substring(Math.max(type.lastIndexOf('.'), type.lastIndexOf('$')) + 1));
+            extra.put("rejectedAt", earlier.refusal().refusedAt().toString());
+            return of(422, "command-rejected", "Command rejected", detail);
         }
         if (error instanceof CommandRejectedException) {
             extra.put("rejection", error.getClass().getSimpleName());

@@ -36,7 +36,8 @@ import org.springframework.context.annotation.Bean;
             "spring.autoconfigure.exclude=org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
             "lanes.store=memory",
             "lanes.web.timeout=2s",
-            "lanes.web.retry-after=3s"
+            "lanes.web.retry-after=3s",
+            "lanes.web.max-body-size=1KB"
         })
 class CommandEndpointMvcTest {
     static final String USER_HEADER = "X-Test-User";
@@ -215,6 +216,37 @@ class CommandEndpointMvcTest {
     }
 
     @Test
+    void aRefusedKeyIsAnsweredWithItsRefusalAfterTheStockArrivedAndANewKeyIsDecided() {
+        Answer refused = send("Reserve", "{\"quantity\":3}", LanesWeb.IDEMPOTENCY_KEY, "reserve-1");
+        assertProblem(refused, 422, "command-rejected");
+        send("Receive", "{\"quantity\":5,\"note\":\"n\"}");
+
+        Answer resent = send("Reserve", "{\"quantity\":3}", LanesWeb.IDEMPOTENCY_KEY, "reserve-1");
+
+        assertProblem(resent, 422, "command-rejected");
+        assertThat(resent.<String>read("$.detail"))
+                .contains("out of stock: 0 on hand, 3 wanted")
+                .contains("new request id");
+        assertThat(resent.<String>read("$.rejection")).isEqualTo("OutOfStock");
+        assertThat(resent.<String>read("$.rejectedAt")).isNotBlank();
+        assertThat(stored()).as("the resend was not decided again").hasSize(1);
+        Answer fresh = send("Reserve", "{\"quantity\":3}", LanesWeb.IDEMPOTENCY_KEY, "reserve-2");
+        assertThat(fresh.status()).as(fresh.body()).isEqualTo(200);
+        assertThat(stored()).hasSize(2);
+    }
+
+    @Test
+    void aBodyOverTheLimitIsTooLargeAndNothingIsStored() {
+        Answer large = send("Receive", "{\"quantity\":1,\"note\":\"" + "n".repeat(2048) + "\"}");
+
+        assertProblem(large, 413, "body-too-large");
+        assertThat(large.<String>read("$.detail"))
+                .contains("lanes.web.max-body-size")
+                .contains("1024 bytes");
+        assertThat(stored()).isEmpty();
+    }
+
+    @Test
     void aVersionConflictIsAConflict() {
         Answer conflict = send("Contend", "{}");
 
@@ -273,7 +305,7 @@ class CommandEndpointMvcTest {
         assertThat(document.<List<String>>read(receive + ".parameters[*].name"))
                 .containsExactly("id", LanesWeb.IDEMPOTENCY_KEY, LanesWeb.WAIT);
         assertThat(document.<Map<String, Object>>read(receive + ".responses"))
-                .containsOnlyKeys("200", "400", "404", "409", "422", "503");
+                .containsOnlyKeys("200", "400", "404", "409", "413", "422", "503");
         String schema = "$.components.schemas['stock.Receive']";
         assertThat(document.<List<String>>read(schema + ".required")).containsExactly("quantity", "note");
         assertThat(document.<String>read(schema + ".properties.quantity.type")).isEqualTo("integer");

@@ -18,7 +18,7 @@ import org.springframework.test.context.DynamicPropertySource;
 @SpringBootTest(
         classes = {StockApplication.class, CommandEndpointMvcTest.Authenticated.class},
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"lanes.web.timeout=2s", "lanes.web.retry-after=3s"})
+        properties = {"lanes.web.timeout=2s", "lanes.web.retry-after=3s", "lanes.web.max-body-size=1KB"})
 class CommandEndpointPostgresTest extends CommandEndpointMvcTest {
 
     @Autowired

@@ -34,7 +34,8 @@ import reactor.core.publisher.Mono;
             "spring.autoconfigure.exclude=org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
             "lanes.store=memory",
             "lanes.web.base-path=/api/commands",
-            "lanes.web.timeout=2s"
+            "lanes.web.timeout=2s",
+            "lanes.web.max-body-size=1KB"
         })
 class CommandEndpointWebFluxTest {
 
@@ -100,6 +101,12 @@ class CommandEndpointWebFluxTest {
                 .isEqualTo("urn:lanes:problem:" + type)
                 .jsonPath("$.status")
                 .isEqualTo(status);
+    }
+
+    @Test
+    void aBodyOverTheLimitIsTooLargeAndNothingIsStored() {
+        problem(send("Receive", "{\"quantity\":1,\"note\":\"" + "n".repeat(2048) + "\"}"), 413, "body-too-large");
+        assertThat(stored()).isEmpty();
     }
 
     @Test
