@@ -13,7 +13,9 @@ import reactor.util.concurrent.Queues;
  * feeds the producers instead of blocking them. Values handed to the consumer, and values discarded when it cancels,
  * leave the backlog.
  *
- * <p>Emission is serialized by this route's monitor, as Reactor sinks require; the consumer may be called under it.
+ * <p><b>Threading.</b> Any number of threads may offer at once, without a lock: values go into a multi-producer queue
+ * (one producer's values stay in its order), and the consumer is called by one offering (or requesting) thread at a
+ * time; the others leave as soon as their value is queued.
  *
  * @param <T> the value type
  */
@@ -31,7 +33,7 @@ public final class BacklogRoute<T> {
         this.sink = Sinks.unsafe()
                 .many()
                 .unicast()
-                .onBackpressureBuffer(Queues.<T>unbounded().get());
+                .onBackpressureBuffer(Queues.<T>unboundedMultiproducer().get());
         @SuppressWarnings("unchecked")
         Class<T> any = (Class<T>) (Class<?>) Object.class;
         this.flux = sink.asFlux().doOnNext(value -> left()).doOnDiscard(any, value -> {
@@ -50,10 +52,9 @@ public final class BacklogRoute<T> {
         if (backlog != null) {
             backlog.add();
         }
-        Sinks.EmitResult result;
-        synchronized (this) {
-            result = sink.tryEmitNext(value);
-        }
+        // unsafe sink (no guard against concurrent emitters): its queue takes concurrent offers, and its delivery
+        // loop is entered by one thread at a time
+        Sinks.EmitResult result = sink.tryEmitNext(value);
         if (result.isFailure()) {
             left();
             return false;
