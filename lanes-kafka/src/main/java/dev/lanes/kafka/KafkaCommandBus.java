@@ -167,5 +167,11 @@ public final class KafkaCommandBus implements CommandBus {
         public void settled(CommandMessage message) {
             replies.left(message);
         }
+
+        /** A command is committed only past the acknowledgement of the events it published. */
+        @Override
+        public void whenSettleable(CommandMessage message, Runnable settle) {
+            kafka.pendingAcks().afterAcks(message.messageId(), settle);
+        }
     }
 }
