@@ -20,7 +20,9 @@ public interface DomainEventBus {
 
     /**
      * Publishes a stream to every consumer group of its aggregate type; completes once all of them hold it, without
-     * waiting for any of them to take it.
+     * waiting for any of them to take it. A bus whose acknowledgement comes later (Kafka's) may complete once the
+     * stream's place in that order is fixed, if it holds back the settlement of the command that published it until
+     * the acknowledgement came, so that a crash in between delivers the command again.
      */
     Mono<Void> publish(DomainEventStream stream);
 

@@ -212,11 +212,13 @@ final class ConsumerLoop<M> implements Runnable {
     /** From a lane thread: the record was handled or parked. */
     void settled(KafkaExchange<M> exchange) {
         reader.settled(exchange.message);
-        tasks.add(() -> {
-            if (exchange.partition.live) {
-                exchange.partition.offsets.settle(exchange.offset);
-            }
-        });
+        reader.whenSettleable(
+                exchange.message,
+                () -> tasks.add(() -> {
+                    if (exchange.partition.live) {
+                        exchange.partition.offsets.settle(exchange.offset);
+                    }
+                }));
     }
 
     /** From a lane thread: the record was handed back unhandled. */

@@ -7,7 +7,9 @@ import dev.lanes.command.CommandResults;
 import dev.lanes.eventsourcing.PayloadCodec;
 import dev.lanes.lifecycle.RuntimeComponent;
 import dev.lanes.lifecycle.RuntimeContext;
+import dev.lanes.messaging.CommandMessage;
 import dev.lanes.processing.CompositeEventDispatcher;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,9 +24,13 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -65,6 +71,7 @@ import reactor.core.scheduler.Schedulers;
  * force closes it without waiting.
  */
 public final class KafkaBuses implements RuntimeComponent {
+    private static final Logger log = LoggerFactory.getLogger(KafkaBuses.class);
     /**
      * The command dispatcher's lane settings for a Kafka bus: its defaults, but a full lane pauses its partition
      * instead of handing records back (a record handed back is read again, and a later one of the same aggregate could
@@ -76,6 +83,7 @@ public final class KafkaBuses implements RuntimeComponent {
     private final KafkaOptions options;
     private final RecordCodec codec;
     private final RecordParkingLot parkingLot;
+    private final PendingAcks pendingAcks = new PendingAcks();
     private final AtomicReference<@Nullable Producer<String, byte[]>> producer = new AtomicReference<>();
     private final Mono<Void> gracefulStop;
     private volatile @Nullable KafkaCommandBus commandBus;
@@ -314,6 +322,22 @@ public final class KafkaBuses implements RuntimeComponent {
         }
     }
 
+    /**
+     * The bytes {@code command} takes as a record on its command topic: key, value and headers, as {@link
+     * KafkaCommandBus#send} writes it. For a raw producer baseline that sends records of the same size; needs no
+     * connection.
+     */
+    public int commandRecordBytes(CommandMessage command) {
+        int bytes = RecordCodec.key(command.aggregateId()).getBytes(StandardCharsets.UTF_8).length
+                + codec.encode(command).length;
+        Headers headers = RecordCodec.headers(RecordCodec.Kind.COMMAND);
+        headers.add(Replies.REPLY_TO_HEADER, options.instanceId().getBytes(StandardCharsets.UTF_8));
+        for (Header header : headers) {
+            bytes += header.key().getBytes(StandardCharsets.UTF_8).length + header.value().length;
+        }
+        return bytes;
+    }
+
     // ---------------------------------------------------------------- for the buses
 
     /** The reply channel of the command bus, once it exists. */
@@ -377,6 +401,41 @@ public final class KafkaBuses implements RuntimeComponent {
                     }
                 })
                 .publishOn(Schedulers.parallel());
+    }
+
+    /**
+     * Sends an event record of the command {@code commandId} without waiting for Kafka: completes (at subscription, on
+     * the caller's thread) once the producer took it, which fixes its place in its partition after every record sent
+     * before it. The acknowledgement is tracked in {@link #pendingAcks()}: the command's record is settled only after
+     * it. A failed acknowledgement is logged at ERROR (the stream stays in the event store), as a failed publication
+     * always was.
+     */
+    Mono<Void> sendTracked(ProducerRecord<String, byte[]> record, String commandId, Supplier<String> what) {
+        return Mono.fromRunnable(() -> {
+            Producer<String, byte[]> current = producer();
+            pendingAcks.sent(commandId);
+            try {
+                current.send(record, (metadata, error) -> {
+                    if (error != null) {
+                        log.error(
+                                "{} was appended but could not be published to {}; it stays in the event store",
+                                what.get(),
+                                record.topic(),
+                                error);
+                    }
+                    pendingAcks.acked(commandId);
+                });
+            } catch (RuntimeException error) {
+                pendingAcks.acked(commandId);
+                throw new KafkaSendException(
+                        name() + " could not send " + what.get() + " to " + record.topic() + ": " + error, error);
+            }
+        });
+    }
+
+    /** The event records sent by {@link #sendTracked} that Kafka has not acknowledged yet, by command. */
+    PendingAcks pendingAcks() {
+        return pendingAcks;
     }
 
     @Override

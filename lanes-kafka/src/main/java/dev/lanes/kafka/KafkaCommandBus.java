@@ -33,7 +33,9 @@ import reactor.core.publisher.Mono;
  * counts the projections of the sender's own instance's processors, wherever they ran: the instance whose projection
  * handled the command's events answers through the same reply topic.
  *
- * <p><b>Delivery</b>: at least once. After a crash or a rebalance a command may be handled again; the command side asks
+ * <p><b>Delivery</b>: at least once. A command's record is committed only once it was handled (or parked) and Kafka
+ * acknowledged the events it published (its lane does not wait for that acknowledgement: see {@link
+ * KafkaDomainEventBus}). After a crash or a rebalance a command may be handled again; the command side asks
  * the event store for its request id first ({@link MessageExchange#mayBeRedelivered()}), so it is stored once and
  * answered with what it stored. A command the dispatcher hands back while stopping stays uncommitted for the next
  * owner; a stopped instance's senders wait for the answer from the instance that takes over.
@@ -166,6 +168,12 @@ public final class KafkaCommandBus implements CommandBus {
         @Override
         public void settled(CommandMessage message) {
             replies.left(message);
+        }
+
+        /** A command is committed only past the acknowledgement of the events it published. */
+        @Override
+        public void whenSettleable(CommandMessage message, Runnable settle) {
+            kafka.pendingAcks().afterAcks(message.messageId(), settle);
         }
     }
 }

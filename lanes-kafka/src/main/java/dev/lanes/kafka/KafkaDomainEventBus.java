@@ -35,8 +35,12 @@ import reactor.core.publisher.Mono;
  * stage; the instance whose projection handles it answers that sender through the reply topic, so a {@code PROJECTED}
  * wait ends whichever instance ran the projection (when this instance also has a {@link KafkaCommandBus}).
  *
- * <p><b>Publish</b> completes when Kafka acknowledged the record; it never waits for a consumer, and the intake gate is
- * always open (the topic is the buffer, consumers read at their own pace).
+ * <p><b>Publish</b> completes once the producer took the record, which fixes its place in its partition after every
+ * stream sent before it (the idempotent producer keeps that order with several requests in flight), so a command's lane
+ * goes on to the aggregate's next command without waiting for Kafka; the command's own record is committed only after
+ * Kafka acknowledged its events (a crash in between leaves it to be read again, and its stored events published again).
+ * A failed acknowledgement is logged at ERROR; the stream stays in the event store. Publish never waits for a consumer,
+ * and the intake gate is always open (the topic is the buffer, consumers read at their own pace).
  *
  * <p><b>Delivery</b>: at least once, per aggregate in version order. After a crash or a rebalance a processor may see
  * streams it handled before, again in version order (a redelivery of a suffix), never a gap: keep a processor's effects
@@ -74,7 +78,7 @@ public final class KafkaDomainEventBus implements DomainEventBus {
                     RecordCodec.key(stream.aggregateId()),
                     kafka.codec().encode(stream),
                     headers);
-            return kafka.send(record, stream::toString);
+            return kafka.sendTracked(record, stream.commandId(), stream::toString);
         });
     }
 

@@ -26,4 +26,12 @@ interface MessageReader<M> {
 
     /** The message left its lane (handled, parked or handed back). Any thread; must not block. */
     default void settled(M message) {}
+
+    /**
+     * Runs {@code settle} once the message's record may be committed: at once, or (commands) once Kafka acknowledged
+     * the events it published. Any thread; must not block.
+     */
+    default void whenSettleable(M message, Runnable settle) {
+        settle.run();
+    }
 }

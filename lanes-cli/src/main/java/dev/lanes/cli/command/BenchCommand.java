@@ -13,7 +13,15 @@ import dev.lanes.cli.run.StopRequest;
 import dev.lanes.dispatch.LaneSettings;
 import dev.lanes.dispatch.LaneStrategy;
 import dev.lanes.dispatch.MessageParallelism;
+import dev.lanes.examples.bank.AccountCommand;
+import dev.lanes.examples.bank.Bank;
+import dev.lanes.kafka.KafkaBuses;
+import dev.lanes.kafka.KafkaOptions;
+import dev.lanes.messaging.CommandMessage;
+import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
@@ -151,6 +159,20 @@ final class BenchCommand implements Callable<Integer> {
             description = "command: concurrent clients, one command in flight each (default: ${DEFAULT-VALUE}).")
     int clients = 64;
 
+    @Option(
+            names = "--raw-baseline",
+            arity = "0..1",
+            fallbackValue = "5s",
+            converter = RawBaselineDuration.class,
+            paramLabel = "DURATION",
+            description = "command, with --store postgres and/or --bus kafka: first measure each backend's own rate for"
+                    + " DURATION (default 5s) with Lanes' row and record shape (PostgreSQL: multi-row INSERTs of 500"
+                    + " rows per transaction into a scratch table of the run's schema; Kafka: an idempotent acks=all"
+                    + " producer of command-sized records), then run Lanes; the report's notes give both rates and"
+                    + " the ratio.")
+    @Nullable
+    Duration rawBaseline;
+
     @Mixin
     ReportOptions report = new ReportOptions();
 
@@ -175,6 +197,14 @@ final class BenchCommand implements Callable<Integer> {
                     "--bus " + bus.kind.name().toLowerCase(java.util.Locale.ROOT)
                             + " needs --scenario command (the engine scenarios run no bus)");
         }
+        if (rawBaseline != null
+                && (scenario != Scenario.COMMAND
+                        || (store.kind != StoreOptions.Kind.POSTGRES && bus.kind != BusOptions.Kind.KAFKA))) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--raw-baseline needs --scenario command with --store postgres or --bus kafka (a backend to"
+                            + " measure)");
+        }
         Progress progress = Progress.of(spec.commandLine().getOut(), report.quiet);
         Report result = scenario == Scenario.COMMAND ? command(progress) : engine(progress);
         boolean passed = ReportOutput.emit(
@@ -189,7 +219,57 @@ final class BenchCommand implements Callable<Integer> {
     private Report command(Progress progress) {
         Buses buses = bus.open();
         try (Stores stores = store.open()) {
-            return command(progress, stores, buses);
+            Duration raw = rawBaseline;
+            if (raw == null) {
+                return command(progress, stores, buses);
+            }
+            List<RawBaseline.Rate> rates = rawRates(progress, buses, raw);
+            Report lanes = command(progress, stores, buses);
+            List<String> notes = new ArrayList<>(lanes.notes());
+            notes.addAll(RawBaseline.notes(
+                    rates, lanes.load().throughputPerSecond(), lanes.setup().unit()));
+            return new Report(
+                    lanes.run(),
+                    lanes.setup(),
+                    lanes.load(),
+                    lanes.latency(),
+                    lanes.counts(),
+                    lanes.aggregates(),
+                    lanes.threads(),
+                    lanes.invariants(),
+                    lanes.shutdown(),
+                    lanes.timeline(),
+                    notes);
+        }
+    }
+
+    /** The backends' own rates, before Lanes runs against them. */
+    private List<RawBaseline.Rate> rawRates(Progress progress, Buses buses, Duration duration) {
+        List<RawBaseline.Rate> rates = new ArrayList<>();
+        String url = store.runUrl;
+        if (url != null) {
+            progress.phase("Raw baseline: PostgreSQL, " + duration.toMillis() + " ms");
+            try {
+                rates.add(RawBaseline.postgres(url, store.connectionProperties(), duration));
+            } catch (SQLException e) {
+                throw new IllegalStateException("Raw PostgreSQL baseline failed: " + e.getMessage(), e);
+            }
+        }
+        KafkaOptions kafka = buses.kafka();
+        if (kafka != null) {
+            progress.phase("Raw baseline: Kafka, " + duration.toMillis() + " ms");
+            int recordBytes = KafkaBuses.create(kafka)
+                    .commandRecordBytes(CommandMessage.of(
+                            Bank.account("acct-999"), new AccountCommand.Deposit(42, "dep-0000000000")));
+            rates.add(RawBaseline.kafka(kafka, bus.partitions, recordBytes, duration));
+        }
+        return rates;
+    }
+
+    /** The raw baseline's duration: 10 ms to 1 h. */
+    static final class RawBaselineDuration extends Converters.BoundedDuration {
+        RawBaselineDuration() {
+            super("10ms", "1h");
         }
     }
 

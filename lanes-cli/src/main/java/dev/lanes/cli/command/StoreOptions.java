@@ -49,6 +49,10 @@ final class StoreOptions {
     @Nullable
     String password;
 
+    /** The URL of the run's schema, once {@link #open()} made it (for the raw baseline's scratch table). */
+    @Nullable
+    String runUrl;
+
     void validate(CommandSpec spec) {
         if (kind == Kind.POSTGRES && jdbcUrl == null) {
             throw new ParameterException(spec.commandLine(), "--store postgres needs --jdbc-url");
@@ -83,7 +87,9 @@ final class StoreOptions {
         PostgresTarget target = Objects.requireNonNull(PostgresTarget.parse(url), "checked by validate()");
         String schema = "lanes_run_" + System.currentTimeMillis();
         try {
-            return postgres(inFreshSchema(url, schema), schema);
+            String inSchema = inFreshSchema(url, schema);
+            runUrl = inSchema;
+            return postgres(inSchema, schema);
         } catch (SQLException | RuntimeException e) {
             throw target.unavailable(e, OPTIONS);
         }
@@ -126,7 +132,7 @@ final class StoreOptions {
     }
 
     /** The user, the password and the timeouts of {@link #OPTIONS}, for a connection of the driver's own. */
-    private Properties connectionProperties() {
+    Properties connectionProperties() {
         Properties properties = new Properties();
         properties.setProperty("user", user);
         if (password != null) {
