@@ -91,10 +91,11 @@ public final class KafkaBuses implements RuntimeComponent {
     private volatile boolean stopped;
     private @Nullable KafkaConsumers consumers;
 
-    private KafkaBuses(KafkaOptions options, RecordCodec codec, RecordParkingLot parkingLot) {
+    /** @param parkingLot where unreadable records go; {@code null}: the {@link ParkingTopic} of this instance */
+    private KafkaBuses(KafkaOptions options, RecordCodec codec, @Nullable RecordParkingLot parkingLot) {
         this.options = Objects.requireNonNull(options, "options");
         this.codec = codec;
-        this.parkingLot = Objects.requireNonNull(parkingLot, "parkingLot");
+        this.parkingLot = parkingLot == null ? new ParkingTopic(this) : parkingLot;
         this.gracefulStop = Mono.<Void>fromRunnable(this::closeGracefully)
                 .subscribeOn(Schedulers.boundedElastic())
                 .cache();
@@ -102,20 +103,22 @@ public final class KafkaBuses implements RuntimeComponent {
 
     /**
      * JSON payloads through Jackson, under class names ({@link JacksonPayloadSerializer} without registered types);
-     * records that cannot be read at all parked in memory (and logged).
+     * records that cannot be read at all parked on the parked-records topic ({@link TopicNaming#parkedRecords()},
+     * created with the others when topics are created), acknowledged before the partition moves on past them.
      */
     public static KafkaBuses create(KafkaOptions options) {
-        return create(options, new JacksonPayloadSerializer(), RecordParkingLot.inMemory());
+        return new KafkaBuses(options, new RecordCodec(new JacksonPayloadSerializer()), null);
     }
 
     /**
      * Event payloads through {@code events}: give it the codec the event store uses (the PostgreSQL store's {@code
      * JacksonEventSerializer}, or a {@link JacksonPayloadSerializer} with the same {@code EventTypes}), so that events
      * travel under the same stable type names and revisions as they are stored, and are read through the same
-     * upcasters. Commands through a {@link JacksonPayloadSerializer} (class names); unreadable records parked in memory.
+     * upcasters. Commands through a {@link JacksonPayloadSerializer} (class names); unreadable records parked on the
+     * parked-records topic, as {@link #create(KafkaOptions)} does.
      */
     public static KafkaBuses create(KafkaOptions options, PayloadCodec events) {
-        return create(options, new JacksonPayloadSerializer(), events, RecordParkingLot.inMemory());
+        return new KafkaBuses(options, new RecordCodec(new JacksonPayloadSerializer(), events), null);
     }
 
     /**
@@ -240,6 +243,9 @@ public final class KafkaBuses implements RuntimeComponent {
     private void connect() {
         Set<String> topics = new TreeSet<>();
         topics.add(options.topics().replies());
+        if (parkingLot instanceof ParkingTopic parking) {
+            topics.add(parking.topic());
+        }
         KafkaCommandBus commands = commandBus;
         if (commands != null) {
             for (MaterializedNamedAggregate type : commands.types()) {

@@ -22,13 +22,21 @@ public interface TopicNaming {
     String replies();
 
     /**
+     * The topic where records no lane can take (an unreadable envelope, a command type no receiver serves) are kept, by
+     * the default {@link RecordParkingLot}; one per service. By default the reply topic's name with {@code .parked}.
+     */
+    default String parkedRecords() {
+        return replies() + ".parked";
+    }
+
+    /**
      * The consumer group id of {@code consumer}: {@code "commands"} for the command dispatchers, or an event
      * processor's name. Every instance of a deployment must map a consumer to the same group.
      */
     String group(String consumer);
 
     /**
-     * One command and one event topic per bounded context, one reply topic.
+     * One command and one event topic per bounded context, one reply topic, one parked-records topic.
      *
      * @throws IllegalArgumentException naming the value if {@code prefix} is blank
      */
@@ -48,6 +56,11 @@ public interface TopicNaming {
             @Override
             public String replies() {
                 return checked + ".replies";
+            }
+
+            @Override
+            public String parkedRecords() {
+                return checked + ".parked-records";
             }
 
             @Override

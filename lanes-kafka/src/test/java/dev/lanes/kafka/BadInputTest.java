@@ -9,11 +9,18 @@ import dev.lanes.runtime.LanesRuntime;
 import dev.lanes.test.logging.LogCapture;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
@@ -54,19 +61,27 @@ class BadInputTest {
                     .block(TIMEOUT);
 
             assertThat(opened.version()).as("the partition moved on past it").isEqualTo(1);
-            RecordParkingLot.InMemory parked = (RecordParkingLot.InMemory) node.kafka.parkingLot();
-            Awaitility.await().atMost(TIMEOUT).until(() -> !parked.records().isEmpty());
-            ParkedRecord record = parked.records().get(0);
-            assertThat(record.topic()).isEqualTo(run + ".ledger.commands");
-            assertThat(record.partition()).isZero();
-            assertThat(record.offset()).isZero();
-            assertThat(record.error())
-                    .isInstanceOf(RecordDecodingException.class)
-                    .hasMessageContaining("not JSON");
+            ConsumerRecord<String, byte[]> parked = parkedRecord(run + ".parked-records");
+            assertThat(parked.key()).isEqualTo("default/ledger.account/x");
+            assertThat(new String(parked.value(), StandardCharsets.UTF_8))
+                    .as("the value, unchanged")
+                    .isEqualTo("{not json");
+            assertThat(header(parked, "lanes.parked.topic")).isEqualTo(run + ".ledger.commands");
+            assertThat(header(parked, "lanes.parked.partition")).isEqualTo("0");
+            assertThat(header(parked, "lanes.parked.offset")).isEqualTo("0");
+            assertThat(header(parked, "lanes.parked.group")).startsWith(run);
+            assertThat(header(parked, "lanes.parked.error"))
+                    .contains(RecordDecodingException.class.getSimpleName())
+                    .contains("not JSON");
+            assertThat(header(parked, RecordCodec.KIND_HEADER))
+                    .as("its own headers, kept")
+                    .isNotNull();
+            assertThat(((ParkingTopic) node.kafka.parkingLot()).parked()).isEqualTo(1);
             assertThat(logs.lines(Level.WARN))
                     .singleElement()
                     .satisfies(line -> assertThat(line.message())
-                            .startsWith("Parked ParkedRecord[" + run + ".ledger.commands-0@0")
+                            .startsWith("Parked on topic " + run + ".parked-records: ParkedRecord[" + run
+                                    + ".ledger.commands-0@0")
                             .contains("the value is not JSON"));
             assertThat(logs.lines(Level.ERROR))
                     .singleElement()
@@ -77,6 +92,29 @@ class BadInputTest {
                                     "records after it are handled without it",
                                     "the value is not JSON"));
         }
+    }
+
+    /** The first record of the parked-records topic, read from its start. */
+    private static ConsumerRecord<String, byte[]> parkedRecord(String topic) {
+        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(Map.of(
+                "bootstrap.servers", TestKafka.bootstrapServers(),
+                "group.id", "read-" + UUID.randomUUID(),
+                "auto.offset.reset", "earliest",
+                "key.deserializer", StringDeserializer.class.getName(),
+                "value.deserializer", ByteArrayDeserializer.class.getName()))) {
+            consumer.subscribe(List.of(topic));
+            List<ConsumerRecord<String, byte[]>> read = new ArrayList<>();
+            Awaitility.await().atMost(TIMEOUT).until(() -> {
+                consumer.poll(Duration.ofMillis(200)).forEach(read::add);
+                return !read.isEmpty();
+            });
+            return read.get(0);
+        }
+    }
+
+    private static String header(ConsumerRecord<String, byte[]> record, String name) {
+        Header header = record.headers().lastHeader(name);
+        return header == null ? null : new String(header.value(), StandardCharsets.UTF_8);
     }
 
     @Test

@@ -84,7 +84,7 @@ class RenamedEventAcrossInstancesTest {
 
         await().atMost(TIMEOUT).until(() -> read.size() == 2);
         assertThat(read).containsExactly(new AccountOpened("ada"), new AccountOpened("bob"));
-        assertThat(((RecordParkingLot.InMemory) newer.parkingLot()).records()).isEmpty();
+        assertThat(((ParkingTopic) newer.parkingLot()).parked()).isZero();
     }
 
     private static SerializedEvent<JsonNode> ownerToHolder(SerializedEvent<JsonNode> event) {
