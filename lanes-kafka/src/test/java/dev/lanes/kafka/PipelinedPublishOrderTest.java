@@ -45,7 +45,8 @@ class PipelinedPublishOrderTest {
             admin.createTopics(List.of(
                             new NewTopic(options.topics().commands(Ledger.ACCOUNT), 2, (short) 1),
                             new NewTopic(events, 2, (short) 1),
-                            new NewTopic(options.topics().replies(), 1, (short) 1)))
+                            new NewTopic(options.topics().replies(), 1, (short) 1),
+                            new NewTopic(options.topics().parkedRecords(), 1, (short) 1)))
                     .all()
                     .get();
         }
