@@ -118,6 +118,25 @@ public final class ProcessManager<S> {
         return AggregateId.of(type, key);
     }
 
+    /**
+     * The business key of the instance {@code event} goes to, or {@code null} when this manager does not route events
+     * of its class (or the association found none): what the saga does, for tests and tools.
+     */
+    public @Nullable String associate(Object event) {
+        Objects.requireNonNull(event, "event");
+        for (Route<S> route : routes.values()) {
+            if (route.eventType().isInstance(event)) {
+                return route.association().apply(event);
+            }
+        }
+        return null;
+    }
+
+    /** The names of the deadlines it has reactions for. */
+    public java.util.Set<String> deadlineNames() {
+        return deadlineReactions.keySet();
+    }
+
     /** The instances as an aggregate type: register it with {@code Lanes.Builder#aggregate}. */
     public AggregateDefinition<ProcessInstance<S>> definition() {
         return definition;
