@@ -11,12 +11,14 @@ import dev.lanes.messaging.DomainEvent;
 import dev.lanes.modeling.AggregateDefinition;
 import dev.lanes.processing.EventContext;
 import dev.lanes.processing.EventProcessor;
+import dev.lanes.processing.SagaContext;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
@@ -133,7 +135,7 @@ public final class ProcessManager<S> {
     }
 
     /** The names of the deadlines it has reactions for. */
-    public java.util.Set<String> deadlineNames() {
+    public Set<String> deadlineNames() {
         return deadlineReactions.keySet();
     }
 
@@ -175,7 +177,7 @@ public final class ProcessManager<S> {
         return saga.build();
     }
 
-    private Mono<Void> route(Route<S> route, Object event, dev.lanes.processing.SagaContext context) {
+    private Mono<Void> route(Route<S> route, Object event, SagaContext context) {
         String key = route.association().apply(event);
         if (key == null || key.isBlank()) {
             return Mono.error(new IllegalArgumentException("Process manager " + name + " found no business key in "

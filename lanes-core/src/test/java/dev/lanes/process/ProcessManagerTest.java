@@ -15,8 +15,11 @@ import dev.lanes.deadline.DeadlineRunner;
 import dev.lanes.deadline.DeadlineStore;
 import dev.lanes.deadline.DeadlineStores;
 import dev.lanes.deadline.Deadlines;
+import dev.lanes.dispatch.LaneSettings;
+import dev.lanes.dispatch.RetryPolicy;
 import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.eventsourcing.EventStores;
+import dev.lanes.modeling.AggregateDefinition;
 import dev.lanes.process.Shop.Cancel;
 import dev.lanes.process.Shop.Emit;
 import dev.lanes.process.Shop.Fulfilment;
@@ -201,7 +204,7 @@ class ProcessManagerTest {
     void aDeadlineWhoseHandlerKeepsFailingIsFiredAgainAfterItsBackoffThenParked() {
         AtomicInteger attempts = new AtomicInteger();
         record Explode(String why) {}
-        var exploding = dev.lanes.modeling.AggregateDefinition.builder(Shop.WAREHOUSE, id -> "")
+        var exploding = AggregateDefinition.builder(Shop.WAREHOUSE, id -> "")
                 .handle(Explode.class, (state, explode) -> {
                     attempts.incrementAndGet();
                     throw new IllegalStateException("boom: " + explode.why());
@@ -211,10 +214,8 @@ class ProcessManagerTest {
         try (Lanes lanes = Lanes.builder()
                 .aggregate(exploding)
                 .deadLetterQueue(deadLetters)
-                .commandSettings(
-                        dev.lanes.dispatch.LaneSettings.DEFAULT.withRetryPolicy(dev.lanes.dispatch.RetryPolicy.DEFAULT
-                                .withMaxRetries(2)
-                                .withBackoff(Duration.ofMillis(1), Duration.ofMillis(1))))
+                .commandSettings(LaneSettings.DEFAULT.withRetryPolicy(
+                        RetryPolicy.DEFAULT.withMaxRetries(2).withBackoff(Duration.ofMillis(1), Duration.ofMillis(1))))
                 .build()
                 .start()) {
             DeadlineRunner runner = runner(lanes);
@@ -254,10 +255,8 @@ class ProcessManagerTest {
                 .deadlines(deadlines, clock)
                 .build();
         try (Lanes lanes = shop.lanes(process, store, deadLetters)
-                .eventSettings(
-                        dev.lanes.dispatch.LaneSettings.DEFAULT.withRetryPolicy(dev.lanes.dispatch.RetryPolicy.DEFAULT
-                                .withMaxRetries(2)
-                                .withBackoff(Duration.ofMillis(1), Duration.ofMillis(1))))
+                .eventSettings(LaneSettings.DEFAULT.withRetryPolicy(
+                        RetryPolicy.DEFAULT.withMaxRetries(2).withBackoff(Duration.ofMillis(1), Duration.ofMillis(1))))
                 .build()
                 .start()) {
             send(lanes, order("o5"), new Emit(List.of(new OrderPlaced("o5", 0))));

@@ -18,6 +18,8 @@ import dev.lanes.examples.orders.OrderCommand.ReceiveStock;
 import dev.lanes.examples.orders.OrderEvent.OrderCancelled;
 import dev.lanes.examples.orders.OrderEvent.OrderShipped;
 import dev.lanes.examples.orders.OrderEvent.PaymentReceived;
+import dev.lanes.examples.orders.OrderEvent.StockReceived;
+import dev.lanes.examples.orders.OrderEvent.StockShipped;
 import dev.lanes.examples.orders.Shop;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.modeling.AggregateDefinition;
@@ -40,6 +42,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * The order-fulfilment process end to end: stock is received, concurrent clients place orders and pay for most of
@@ -98,7 +101,7 @@ public final class OrdersRun {
                             lanes.gateway(),
                             parked,
                             Clock.systemUTC(),
-                            reactor.core.scheduler.Schedulers.parallel(),
+                            Schedulers.parallel(),
                             DeadlineRunner.Settings.DEFAULT.withPollInterval(Duration.ofMillis(100)))
                     .start();
             paid = placeAndPay(lanes.gateway(), settings);
@@ -242,9 +245,9 @@ public final class OrdersRun {
             int received = 0;
             int shipped = 0;
             for (Object event : history) {
-                if (event instanceof dev.lanes.examples.orders.OrderEvent.StockReceived r) {
+                if (event instanceof StockReceived r) {
                     received += r.quantity();
-                } else if (event instanceof dev.lanes.examples.orders.OrderEvent.StockShipped sent) {
+                } else if (event instanceof StockShipped sent) {
                     shipped += sent.quantity();
                 }
             }
