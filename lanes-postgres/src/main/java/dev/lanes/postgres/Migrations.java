@@ -52,7 +52,8 @@ public final class Migrations {
             new Migration(5, "partition_owners", "V5__partition_owners.sql"),
             new Migration(6, "dead_letter_replies", "V6__dead_letter_replies.sql"),
             new Migration(7, "dead_letter_commands", "V7__dead_letter_commands.sql"),
-            new Migration(8, "command_refusals", "V8__command_refusals.sql"));
+            new Migration(8, "command_refusals", "V8__command_refusals.sql"),
+            new Migration(9, "deadlines", "V9__deadlines.sql"));
 
     private Migrations() {}
 

@@ -250,6 +250,14 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
         return Migrations.apply(jdbc);
     }
 
+    /**
+     * A deadline store over the same pool and scheduler, with the same serializer for the deadlines' commands (table
+     * {@code lanes_deadlines}); closing this store closes both.
+     */
+    public PostgresDeadlineStore deadlineStore() {
+        return new PostgresDeadlineStore(jdbc, codec.serializer());
+    }
+
     /** A snapshot store over the same pool and scheduler, with the same serializer; closing this store closes both. */
     public PostgresSnapshotStore snapshotStore() {
         return new PostgresSnapshotStore(jdbc, false, codec.serializer());

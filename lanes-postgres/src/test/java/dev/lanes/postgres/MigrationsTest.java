@@ -46,7 +46,7 @@ class MigrationsTest {
     void migratingCreatesTheSchemaOnceAndIsIdempotent() throws SQLException {
         try (HikariDataSource pool = pool(TestDatabase.createDatabase())) {
             int latest = Migrations.latestVersion();
-            assertThat(Migrations.apply(pool)).isEqualTo(latest).isEqualTo(Migrations.ALL.size());
+            assertThat(Migrations.apply(pool)).isEqualTo(latest); // versions may have gaps (a number kept for a change)
             assertThat(Migrations.apply(pool)).isEqualTo(latest);
             try (PostgresEventStore store = new PostgresEventStore(pool)) {
                 assertThat(store.migrate()).isEqualTo(latest);
@@ -64,6 +64,7 @@ class MigrationsTest {
                             "lanes_command_refusals",
                             "lanes_dead_letter_retries",
                             "lanes_dead_letters",
+                            "lanes_deadlines",
                             "lanes_event_streams",
                             "lanes_partition_owners",
                             "lanes_schema_version",

@@ -4,6 +4,7 @@ import dev.lanes.cli.bank.BankRun;
 import dev.lanes.cli.bank.Buses;
 import dev.lanes.cli.bank.EventFlow;
 import dev.lanes.cli.bank.Stores;
+import dev.lanes.cli.orders.OrdersRun;
 import dev.lanes.cli.report.Report;
 import dev.lanes.cli.report.ReportOutput;
 import dev.lanes.cli.run.Progress;
@@ -17,6 +18,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** {@code lanes demo}: the bank end to end, then a graceful stop, an audit of the store and the report. */
@@ -29,7 +31,8 @@ import picocli.CommandLine.Spec;
                     + " or on PostgreSQL (--store postgres) and Kafka (--bus kafka, with --instances N sharing them):"
                     + " opens the accounts, then concurrent clients send deposits, withdrawals and transfers (a"
                     + " saga credits the target) for a duration or a count, with a live progress line on a terminal;"
-                    + " then a graceful stop, an audit of the event store and the report.",
+                    + " then a graceful stop, an audit of the event store and the report. --scenario orders runs the"
+                    + " order-fulfilment process manager instead.",
             ""
         })
 final class DemoCommand implements Callable<Integer> {
@@ -41,6 +44,31 @@ final class DemoCommand implements Callable<Integer> {
     CommandSpec spec;
 
     private final StopRequest stop;
+
+    @Option(
+            names = "--scenario",
+            defaultValue = "bank",
+            paramLabel = "bank|orders",
+            description = "bank (default): accounts, transfers and their saga; orders: the order-fulfilment process"
+                    + " manager (reserve stock, await payment under a deadline, ship or cancel) with --orders,"
+                    + " --clients and --payment-timeout, then its audit.")
+    String scenario = "bank";
+
+    @Option(
+            names = "--orders",
+            defaultValue = "200",
+            converter = Converters.Positive.class,
+            description = "With --scenario orders: orders to place; 7 in 10 are paid (default: ${DEFAULT-VALUE}).")
+    int orders = 200;
+
+    @Option(
+            names = "--payment-timeout",
+            defaultValue = "2s",
+            converter = Converters.RunDuration.class,
+            paramLabel = "DURATION",
+            description = "With --scenario orders: how long an order waits for its payment. The sample's process"
+                    + " waits 15 minutes; the demo shortens it so it ends in seconds (default: ${DEFAULT-VALUE}).")
+    Duration paymentTimeout = Duration.ofSeconds(2);
 
     @Option(
             names = "--accounts",
@@ -138,6 +166,19 @@ final class DemoCommand implements Callable<Integer> {
             commands = given.commands;
         } else if (given != null && given.duration != null) {
             duration = given.duration;
+        }
+        if (!scenario.equals("bank") && !scenario.equals("orders")) {
+            throw new ParameterException(
+                    spec.commandLine(), "Invalid value for option '--scenario': '" + scenario + "' (bank or orders)");
+        }
+        if (scenario.equals("orders")) {
+            try (Stores stores = store.open()) {
+                return OrdersRun.run(
+                                new OrdersRun.Settings(orders, clients, paymentTimeout, stores),
+                                spec.commandLine().getOut())
+                        ? ExitCode.PASSED
+                        : ExitCode.INVARIANT_FAILED;
+            }
         }
         Report result;
         Buses buses = bus.open();
