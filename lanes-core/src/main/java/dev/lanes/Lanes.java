@@ -9,6 +9,8 @@ import dev.lanes.command.CommandGateways;
 import dev.lanes.command.CommandResults;
 import dev.lanes.command.DispatchInterceptor;
 import dev.lanes.command.HandlerInterceptor;
+import dev.lanes.deadline.DeadlineRunner;
+import dev.lanes.deadline.DeadlineStore;
 import dev.lanes.dispatch.DispatcherMetrics;
 import dev.lanes.dispatch.LaneSettings;
 import dev.lanes.dispatch.ParkingLot;
@@ -247,6 +249,7 @@ public final class Lanes implements GracefullyStoppable {
         private @Nullable DomainEventBus eventBus;
         private @Nullable Function<? super CommandResults, ? extends CommandBus> commandBus;
         private final List<RuntimeComponent> components = new ArrayList<>();
+        private @Nullable BiFunction<? super CommandGateway, ? super DeadLetterQueue, DeadlineRunner> deadlineRunner;
         private int commandBusCapacity = CommandBuses.DEFAULT_CAPACITY_PER_TYPE;
         private LaneSettings commandSettings = CommandDispatcher.DEFAULT_SETTINGS;
         private LaneSettings eventSettings = LaneSettings.DEFAULT;
@@ -356,6 +359,32 @@ public final class Lanes implements GracefullyStoppable {
          */
         public Builder commandBus(Function<? super CommandResults, ? extends CommandBus> factory) {
             this.commandBus = Objects.requireNonNull(factory, "commandBus");
+            return this;
+        }
+
+        /**
+         * Fires the due deadlines of {@code store} while the runtime runs: a {@link DeadlineRunner} on the system clock
+         * with {@link DeadlineRunner.Settings#DEFAULT}, sending through this instance's gateway and parking in its
+         * dead-letter queue; started after the dispatchers, stopped before them.
+         */
+        public Builder deadlines(DeadlineStore store) {
+            Objects.requireNonNull(store, "store");
+            return deadlines((gateway, parked) -> DeadlineRunner.create(store, gateway, parked));
+        }
+
+        /**
+         * Fires deadlines with the runner {@code factory} makes from this instance's gateway and dead-letter queue (a
+         * runner on a virtual clock in tests: {@code DeadlineRunner.create(store, gateway, parked, clock, scheduler,
+         * settings)}); started after the dispatchers, stopped before them.
+         *
+         * @throws IllegalStateException if deadlines were set already
+         */
+        public Builder deadlines(BiFunction<? super CommandGateway, ? super DeadLetterQueue, DeadlineRunner> factory) {
+            Objects.requireNonNull(factory, "factory");
+            if (deadlineRunner != null) {
+                throw new IllegalStateException("deadlines(...) is set already: one deadline runner per instance");
+            }
+            deadlineRunner = factory;
             return this;
         }
 
@@ -585,6 +614,11 @@ public final class Lanes implements GracefullyStoppable {
             }
             ordered.addAll(tracking);
             ordered.add(commandLetters); // stopped first: no requested retry is taken once the runtime stops
+            if (deadlineRunner != null) { // started last, stopped first: it sends commands
+                DeadlineRunner runner = Objects.requireNonNull(
+                        deadlineRunner.apply(gateway, queue), "the deadline runner factory returned null");
+                ordered.add(runner.component());
+            }
             LanesRuntime runtime = new LanesRuntime(ordered, shutdownTimeout, quietPeriod, timer);
             return new Lanes(
                     runtime,

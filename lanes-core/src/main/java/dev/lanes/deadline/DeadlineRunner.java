@@ -9,6 +9,8 @@ import dev.lanes.command.WaitStage;
 import dev.lanes.dispatch.ExchangeRejectedException;
 import dev.lanes.internal.Ids;
 import dev.lanes.internal.Require;
+import dev.lanes.lifecycle.RuntimeComponent;
+import dev.lanes.lifecycle.RuntimeContext;
 import dev.lanes.messaging.CommandMessage;
 import dev.lanes.modeling.CommandRejectedException;
 import dev.lanes.processing.DeadLetterQueue;
@@ -195,6 +197,46 @@ public final class DeadlineRunner {
         }
         Mono<Void> last = current;
         return ownsScheduler ? last.doFinally(signal -> scheduler.dispose()) : last;
+    }
+
+    /**
+     * This runner as a part of a runtime ({@code Lanes.builder().deadlines(...)} adds it so): it starts polling when
+     * the runtime starts (after the dispatchers, so a fired command is taken), stops polling when the runtime quiesces
+     * and ends its poll in flight within the graceful stop; a forced stop stops polling at once.
+     */
+    public RuntimeComponent component() {
+        DeadlineRunner runner = this;
+        return new RuntimeComponent() {
+            @Override
+            public String name() {
+                return runner.toString();
+            }
+
+            @Override
+            public Mono<Void> prepare(RuntimeContext context) {
+                return Mono.empty();
+            }
+
+            @Override
+            public void start() {
+                runner.start();
+            }
+
+            @Override
+            public void quiesce() {
+                runner.stop().subscribe(null, error -> {}); // its end is awaited by stopGracefully
+            }
+
+            @Override
+            public Mono<Void> stopGracefully() {
+                return Mono.defer(runner::stop);
+            }
+
+            @Override
+            public void forceStop() {
+                runner.stop().subscribe(null, error -> {});
+            }
+        };
     }
 
     /** Deadlines whose command was processed (or failed for good) by this runner. */

@@ -41,6 +41,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.test.scheduler.VirtualTimeScheduler;
@@ -145,6 +146,47 @@ class ProcessManagerTest {
             assertThat(instance.ended()).isTrue();
             runner.stop().block(WAIT);
         }
+    }
+
+    @Test
+    void aRunnerWiredInTheBuilderFiresWhileTheRuntimeRunsAndStopsWithIt() {
+        ProcessManager<Fulfilment> process = Shop.fulfilment(deadlines, clock).build();
+        AtomicReference<DeadlineRunner> wired = new AtomicReference<>();
+        Lanes lanes = shop.lanes(process, store, deadLetters)
+                .deadlines((gateway, parked) -> {
+                    assertThat(parked).as("the runtime's dead-letter queue").isSameAs(deadLetters);
+                    wired.set(DeadlineRunner.create(
+                            deadlines,
+                            gateway,
+                            parked,
+                            clock,
+                            time,
+                            DeadlineRunner.Settings.DEFAULT.withPollInterval(Duration.ofSeconds(1))));
+                    return wired.get();
+                })
+                .build();
+        assertThatThrownBy(() -> Lanes.builder().deadlines(deadlines).deadlines(deadlines))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("deadlines(...) is set already");
+        try (lanes) {
+            lanes.start();
+            send(lanes, order("o7"), new Emit(List.of(new OrderPlaced("o7", 0))));
+            await().atMost(WAIT).until(() -> pending().size() == 1);
+
+            time.advanceTimeBy(Duration.ofMinutes(15));
+            await().atMost(WAIT)
+                    .until(() -> count(new Cancel("o7", "no payment")) == 1
+                            && pending().isEmpty());
+            assertThat(wired.get().fired()).isEqualTo(1);
+        }
+        // stopped with the runtime: a deadline due later is not fired by it
+        deadlines
+                .schedule(new Deadline(
+                        "late-o8", order("o8"), "late", clock.instant().plusSeconds(60), new Cancel("o8", "late")))
+                .block(WAIT);
+        time.advanceTimeBy(Duration.ofHours(1));
+        assertThat(wired.get().fired()).isEqualTo(1);
+        assertThat(pending()).hasSize(1);
     }
 
     @Test

@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import dev.lanes.Lanes;
 import dev.lanes.command.WaitStage;
-import dev.lanes.deadline.DeadlineRunner;
 import dev.lanes.deadline.DeadlineStore;
 import dev.lanes.deadline.DeadlineStores;
 import dev.lanes.examples.orders.Fulfilment;
@@ -52,11 +51,10 @@ class ReadmeProcessTest {
                 .aggregate(fulfilment.definition()) // the process instances
                 .processor(fulfilment::processor) // routes events to them, sends what they decided
                 .deadLetterQueue(parked)
+                .deadlines(deadlines) // fires the due ones while the runtime runs
                 .build()
                 .start()) {
-            DeadlineRunner runner =
-                    DeadlineRunner.create(deadlines, lanes.gateway(), parked).start();
-            // --- README snippet: to here (the runner's stop is below)
+            // --- README snippet: to here
             var gateway = lanes.gateway();
             gateway.send(Shop.stock("sku-1"), new ReceiveStock(5), WaitStage.PROCESSED)
                     .block(WAIT);
@@ -69,7 +67,6 @@ class ReadmeProcessTest {
                     .block(WAIT);
             await().atMost(WAIT).until(() -> streams(lanes, "o1").contains(new OrderShipped("o1")));
             shipped = streams(lanes, "o1");
-            runner.stop().block();
         }
         assertThat(shipped).contains(new OrderShipped("o1"));
         assertThat(deadlines.pending().block(WAIT)).isEmpty();
