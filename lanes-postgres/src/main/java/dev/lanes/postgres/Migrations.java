@@ -51,7 +51,8 @@ public final class Migrations {
             new Migration(4, "dead_letters", "V4__dead_letters.sql"),
             new Migration(5, "partition_owners", "V5__partition_owners.sql"),
             new Migration(6, "dead_letter_replies", "V6__dead_letter_replies.sql"),
-            new Migration(7, "dead_letter_commands", "V7__dead_letter_commands.sql"));
+            new Migration(7, "dead_letter_commands", "V7__dead_letter_commands.sql"),
+            new Migration(10, "tracking_segments", "V10__tracking_segments.sql"));
 
     private Migrations() {}
 

@@ -4,6 +4,7 @@ import dev.lanes.api.AggregateId;
 import dev.lanes.api.MaterializedNamedAggregate;
 import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.eventsourcing.PositionedStream;
+import dev.lanes.eventsourcing.Segment;
 import dev.lanes.messaging.DomainEventStream;
 import java.util.Objects;
 import java.util.Set;
@@ -50,6 +51,12 @@ public abstract class ForwardingEventStore implements EventStore {
     @Override
     public Flux<PositionedStream> readAll(long fromPosition, int limit, Set<MaterializedNamedAggregate> types) {
         return delegate.readAll(fromPosition, limit, types);
+    }
+
+    @Override
+    public Flux<PositionedStream> readAll(
+            long fromPosition, int limit, Set<MaterializedNamedAggregate> types, Segment segment) {
+        return delegate.readAll(fromPosition, limit, types, segment);
     }
 
     @Override
