@@ -99,6 +99,25 @@ public interface EventStore {
         return SegmentPages.read(this, fromPosition, limit, types, segment);
     }
 
+    /**
+     * How far a reader of {@code segment} (of every aggregate type) at {@code checkpoint} is behind: the segment's last
+     * position, how many of its streams are above the checkpoint and when the first of them was stored. For operators
+     * ({@code lanes processors list}); the default reads every stream above the checkpoint, stores should count in
+     * their query.
+     */
+    default Mono<SegmentLag> lag(Segment segment, long checkpoint) {
+        return readAll(checkpoint + 1, Integer.MAX_VALUE)
+                .filter(positioned -> segment.contains(positioned.aggregateId()))
+                .reduce(
+                        new SegmentLag(checkpoint, 0, null),
+                        (lag, positioned) -> new SegmentLag(
+                                positioned.position(),
+                                lag.streams() + 1,
+                                lag.oldest() != null
+                                        ? lag.oldest()
+                                        : positioned.stream().createdAt()));
+    }
+
     /** Whether the aggregate has a stream for this request id (the authoritative idempotency check). */
     Mono<Boolean> hasRequestId(AggregateId aggregateId, String requestId);
 

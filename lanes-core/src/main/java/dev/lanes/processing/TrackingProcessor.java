@@ -102,7 +102,7 @@ import reactor.core.scheduler.Schedulers;
  * whose checkpoints were saved with another segment count refuses to start (reported to the runtime), naming both.
  *
  * <p><b>Operations.</b> An operator pauses and resumes a segment, or asks for a seek or reset, in the checkpoint
- * store ({@code TrackingOperations}, {@code lanes processors}); the instance that owns the segment sees it at its next
+ * store ({@link TrackingOperations}, {@code lanes processors}); the instance that owns the segment sees it at its next
  * tick and acts: a paused segment keeps its claim and reads nothing; a seek runs the reset hook first.
  *
  * <p><b>Threads.</b> Each segment's loop reads, offers to the lanes and saves, one step at a time, on the {@code
@@ -288,6 +288,19 @@ public final class TrackingProcessor implements RuntimeComponent {
      */
     public long savedCheckpoint() {
         return saved;
+    }
+
+    /**
+     * Pause, resume, reset or seek this processor's segments, and see their owners, checkpoints and lag (see {@link
+     * TrackingOperations}): written to the checkpoint store, acted on by whichever instance owns each segment.
+     */
+    public TrackingOperations operations() {
+        return TrackingOperations.of(checkpoints, store, queue);
+    }
+
+    /** The processor's own name: its checkpoints' key ({@link #name()} is {@code Tracking-} and this). */
+    public String processorName() {
+        return processor.name();
     }
 
     /** How many segments this processor's stream is split into ({@link TrackingSettings#segments()}). */

@@ -9,6 +9,7 @@ import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.eventsourcing.EventVersionConflictException;
 import dev.lanes.eventsourcing.PositionedStream;
 import dev.lanes.eventsourcing.Segment;
+import dev.lanes.eventsourcing.SegmentLag;
 import dev.lanes.messaging.DomainEventStream;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -139,6 +140,9 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
     // a segment's streams: the hash stored with every stream (schema version 10), its low bits the segment
     private static final String READ_SEGMENT_OF_TYPES =
             READ_ALL_OF_TYPES.replace(" ORDER BY", " AND (segment_hash & ?) = ? ORDER BY");
+    private static final String LAG = "SELECT (SELECT coalesce(max(position), 0) FROM lanes_event_streams"
+            + " WHERE (segment_hash & ?) = ?), count(*), min(created_at) FROM lanes_event_streams"
+            + " WHERE position > ? AND (segment_hash & ?) = ?";
     private static final String HAS_REQUEST_ID =
             "SELECT EXISTS (SELECT 1 FROM lanes_event_streams WHERE " + KEY + " AND request_id = ?)";
     // served by the unique index of (aggregate, request_id)
@@ -669,6 +673,31 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
                 })
                 .flatMapIterable(rows -> rows)
                 .map(row -> new PositionedStream(row.position(), decode(row.aggregateId(), row.stream())));
+    }
+
+    /** Counted in one query, over the position index from the checkpoint on. */
+    @Override
+    public Mono<SegmentLag> lag(Segment segment, long checkpoint) {
+        return Mono.defer(() -> {
+            requireOpen();
+            return jdbc.call("reading the lag of " + segment + " after position " + checkpoint, connection -> {
+                try (PreparedStatement query = connection.prepareStatement(LAG)) {
+                    query.setInt(1, segment.count() - 1);
+                    query.setInt(2, segment.index());
+                    query.setLong(3, checkpoint);
+                    query.setInt(4, segment.count() - 1);
+                    query.setInt(5, segment.index());
+                    try (ResultSet result = query.executeQuery()) {
+                        result.next();
+                        OffsetDateTime oldest = result.getObject(3, OffsetDateTime.class);
+                        return new SegmentLag(
+                                Math.max(checkpoint, result.getLong(1)),
+                                result.getLong(2),
+                                oldest == null ? null : oldest.toInstant());
+                    }
+                }
+            });
+        });
     }
 
     /**
