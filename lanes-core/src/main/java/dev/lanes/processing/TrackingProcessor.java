@@ -148,7 +148,8 @@ public final class TrackingProcessor implements RuntimeComponent {
 
     // read and written by the coordinating loop only, one tick at a time
     private boolean segmentsRecorded;
-    private long heartbeatAt = Long.MIN_VALUE;
+    private boolean beaten;
+    private long heartbeatAt;
     private int alive = 1;
 
     private volatile boolean reading;
@@ -443,7 +444,7 @@ public final class TrackingProcessor implements RuntimeComponent {
 
     private Mono<Void> heartbeatIfDue() {
         long now = now();
-        if (now - heartbeatAt < settings.lease().toMillis() / 3) {
+        if (beaten && now - heartbeatAt < settings.lease().toMillis() / 3) {
             return Mono.empty();
         }
         return checkpoints
@@ -451,6 +452,7 @@ public final class TrackingProcessor implements RuntimeComponent {
                 .doOnNext(count -> {
                     alive = Math.max(1, count);
                     heartbeatAt = now;
+                    beaten = true;
                 })
                 .then();
     }
