@@ -69,9 +69,11 @@ import reactor.core.scheduler.Schedulers;
  * dev.lanes.dispatch.RetryPolicy}) fails becomes the head of a new sequence. {@link #deadLetters()} lists, retries and
  * skips them; a retry runs in the aggregate's lane, ordered with the streams read. Retries requested from outside
  * ({@code lanes parked retry|skip}, {@link DeadLetterQueue#takeRetryRequests}) are taken every {@link
- * Builder#retryRequestPolling} interval by the instance that holds the claim, which also reloads the queue ({@link
- * DeadLetterQueue#reload}) each time it takes the claim, before it reads: so a restarted instance, or one taking over,
- * parks the aggregate's streams it reads again behind the head another instance parked.
+ * Builder#retryRequestPolling} interval by an instance that reads (with one segment: the one that holds the claim;
+ * with more, any instance reading a segment takes them, also for aggregates of a segment another instance owns, whose
+ * retry then runs in this instance's lane, not ordered with that owner's reading), which also reloads the queue ({@link
+ * DeadLetterQueue#reload}) each time it takes a segment, before it reads it: so a restarted instance, or one taking
+ * over, parks the aggregate's streams it reads again behind the head another instance parked.
  *
  * <p><b>Checkpoint.</b> A stream is settled when its lane handled it, or once the queue stored it (as a head or behind
  * one): never before. A parking the queue fails is logged and tried again every poll interval, in the aggregate's lane,
