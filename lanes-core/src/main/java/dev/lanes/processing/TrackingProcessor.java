@@ -93,8 +93,8 @@ import reactor.core.scheduler.Schedulers;
  * <p><b>Segments and claims.</b> The stream is split into {@link TrackingSettings#segments()} {@link Segment segments}
  * by a stable hash of the aggregate id, so an aggregate's streams all fall in one segment and keep their order. Each
  * segment has its own checkpoint and claim in the {@link CheckpointStore}. A coordinating loop, every {@link
- * TrackingSettings#pollInterval()}, beats for this instance ({@link CheckpointStore#heartbeat}, every third of the
- * lease), reads the segments' rows and keeps this instance at its fair share, {@code ceil(segments / instances
+ * TrackingSettings#pollInterval()} but at most 4 times a second, beats for this instance ({@link
+ * CheckpointStore#heartbeat}), reads the segments' rows and keeps this instance at its fair share, {@code ceil(segments / instances
  * alive)}: it claims segments that nobody holds or whose claim looks expired, and releases the ones above its share
  * (each once every stream it read of it settled). So instances that join take segments over from the others, and the
  * segments of one that dies are taken over once its claims and heartbeat expire (one lease). Each claimed segment is
@@ -116,6 +116,9 @@ public final class TrackingProcessor implements RuntimeComponent {
 
     /** How long the loop waits when {@link TrackingSettings#maxInFlight()} streams are unsettled. */
     static final Duration FULL_BACKOFF = Duration.ofMillis(2);
+
+    /** The shortest interval of the coordinating loop, whatever the poll interval: it reads the store every tick. */
+    static final Duration MIN_TICK = Duration.ofMillis(250);
 
     private final EventProcessor processor;
     private final EventStore store;
@@ -370,7 +373,7 @@ public final class TrackingProcessor implements RuntimeComponent {
         polling.start();
         loop = Mono.defer(this::tick)
                 .onErrorResume(this::tickFailed)
-                .then(Mono.delay(settings.pollInterval(), timer))
+                .then(Mono.delay(tickInterval(), timer))
                 .repeat(() -> reading)
                 .subscribe(null, this::loopFailed);
     }
@@ -444,9 +447,20 @@ public final class TrackingProcessor implements RuntimeComponent {
                 .then();
     }
 
+    /** The poll interval, but at least {@link #MIN_TICK}. */
+    private Duration tickInterval() {
+        Duration poll = settings.pollInterval();
+        return poll.compareTo(MIN_TICK) < 0 ? MIN_TICK : poll;
+    }
+
+    /**
+     * Beats every tick (so the count of instances alive, which sets the fair share, is at most a tick old), or every
+     * third of the lease when that is shorter.
+     */
     private Mono<Void> heartbeatIfDue() {
         long now = now();
-        if (beaten && now - heartbeatAt < settings.lease().toMillis() / 3) {
+        long due = Math.min(tickInterval().toMillis(), settings.lease().toMillis() / 3);
+        if (beaten && now - heartbeatAt < due) {
             return Mono.empty();
         }
         return checkpoints
