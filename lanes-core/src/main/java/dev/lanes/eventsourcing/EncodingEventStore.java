@@ -52,6 +52,12 @@ final class EncodingEventStore implements EventStore {
     }
 
     @Override
+    public Flux<PositionedStream> readAll(
+            long fromPosition, int limit, Set<MaterializedNamedAggregate> types, Segment segment) {
+        return delegate.readAll(fromPosition, limit, types, segment).map(this::decode);
+    }
+
+    @Override
     public Mono<Boolean> hasRequestId(AggregateId aggregateId, String requestId) {
         return delegate.hasRequestId(aggregateId, requestId);
     }

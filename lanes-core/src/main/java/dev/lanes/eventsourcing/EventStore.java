@@ -82,6 +82,42 @@ public interface EventStore {
                 .filter(positioned -> wanted.contains(positioned.aggregateId().materialize()));
     }
 
+    /**
+     * As {@link #readAll(long, int, Set)}, of the streams of {@code segment} only ({@link Segment#contains}): what a
+     * tracking processor split into segments reads for one of them. A page holds up to {@code limit} streams of the
+     * segment and ends under the same rule. The default reads pages of {@link #readAll(long, int, Set)} and keeps the
+     * segment's streams, reading on until it has {@code limit} of them or a page comes back short (nothing more is
+     * readable now); stores should filter in their query.
+     *
+     * @throws IllegalArgumentException (as an error signal) as {@link #readAll(long, int, Set)}
+     */
+    default Flux<PositionedStream> readAll(
+            long fromPosition, int limit, Set<MaterializedNamedAggregate> types, Segment segment) {
+        if (segment.count() == 1) {
+            return readAll(fromPosition, limit, types);
+        }
+        return SegmentPages.read(this, fromPosition, limit, types, segment);
+    }
+
+    /**
+     * How far a reader of {@code segment} (of every aggregate type) at {@code checkpoint} is behind: the segment's last
+     * position, how many of its streams are above the checkpoint and when the first of them was stored. For operators
+     * ({@code lanes processors list}); the default reads every stream above the checkpoint, stores should count in
+     * their query.
+     */
+    default Mono<SegmentLag> lag(Segment segment, long checkpoint) {
+        return readAll(checkpoint + 1, Integer.MAX_VALUE)
+                .filter(positioned -> segment.contains(positioned.aggregateId()))
+                .reduce(
+                        new SegmentLag(checkpoint, 0, null),
+                        (lag, positioned) -> new SegmentLag(
+                                positioned.position(),
+                                lag.streams() + 1,
+                                lag.oldest() != null
+                                        ? lag.oldest()
+                                        : positioned.stream().createdAt()));
+    }
+
     /** Whether the aggregate has a stream for this request id (the authoritative idempotency check). */
     Mono<Boolean> hasRequestId(AggregateId aggregateId, String requestId);
 

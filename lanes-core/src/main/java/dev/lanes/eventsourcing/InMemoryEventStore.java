@@ -109,6 +109,12 @@ final class InMemoryEventStore implements EventStore {
 
     @Override
     public Flux<PositionedStream> readAll(long fromPosition, int limit, Set<MaterializedNamedAggregate> types) {
+        return readAll(fromPosition, limit, types, Segment.ALL);
+    }
+
+    @Override
+    public Flux<PositionedStream> readAll(
+            long fromPosition, int limit, Set<MaterializedNamedAggregate> types, Segment segment) {
         return Flux.defer(() -> {
             if (fromPosition < 0) {
                 throw new IllegalArgumentException("fromPosition must not be negative: " + fromPosition);
@@ -123,7 +129,7 @@ final class InMemoryEventStore implements EventStore {
                         i < all.size() && page.size() < limit;
                         i++) {
                     DomainEventStream stream = all.get(i);
-                    if (types.contains(stream.aggregateId().materialize())) {
+                    if (types.contains(stream.aggregateId().materialize()) && segment.contains(stream.aggregateId())) {
                         page.add(new PositionedStream(i + 1L, stream));
                     }
                 }

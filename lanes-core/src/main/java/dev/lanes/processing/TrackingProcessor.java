@@ -10,6 +10,8 @@ import dev.lanes.dispatch.ParkedMessage;
 import dev.lanes.eventsourcing.CheckpointStore;
 import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.eventsourcing.PositionedStream;
+import dev.lanes.eventsourcing.Segment;
+import dev.lanes.eventsourcing.SegmentCheckpoint;
 import dev.lanes.internal.Require;
 import dev.lanes.internal.route.BacklogRoute;
 import dev.lanes.internal.route.LocalExchange;
@@ -20,15 +22,20 @@ import dev.lanes.scheduler.AggregateSchedulerSupplier;
 import dev.lanes.scheduler.AggregateSchedulers;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -62,9 +69,11 @@ import reactor.core.scheduler.Schedulers;
  * dev.lanes.dispatch.RetryPolicy}) fails becomes the head of a new sequence. {@link #deadLetters()} lists, retries and
  * skips them; a retry runs in the aggregate's lane, ordered with the streams read. Retries requested from outside
  * ({@code lanes parked retry|skip}, {@link DeadLetterQueue#takeRetryRequests}) are taken every {@link
- * Builder#retryRequestPolling} interval by the instance that holds the claim, which also reloads the queue ({@link
- * DeadLetterQueue#reload}) each time it takes the claim, before it reads: so a restarted instance, or one taking over,
- * parks the aggregate's streams it reads again behind the head another instance parked.
+ * Builder#retryRequestPolling} interval by an instance that reads (with one segment: the one that holds the claim;
+ * with more, any instance reading a segment takes them, also for aggregates of a segment another instance owns, whose
+ * retry then runs in this instance's lane, not ordered with that owner's reading), which also reloads the queue ({@link
+ * DeadLetterQueue#reload}) each time it takes a segment, before it reads it: so a restarted instance, or one taking
+ * over, parks the aggregate's streams it reads again behind the head another instance parked.
  *
  * <p><b>Checkpoint.</b> A stream is settled when its lane handled it, or once the queue stored it (as a head or behind
  * one): never before. A parking the queue fails is logged and tried again every poll interval, in the aggregate's lane,
@@ -81,14 +90,25 @@ import reactor.core.scheduler.Schedulers;
  * stream parked again behind its head is a second letter of it). At most {@link TrackingSettings#maxInFlight()}
  * streams are read and not yet settled.
  *
- * <p><b>Claim.</b> Before it reads, the processor claims its name in the {@link CheckpointStore} for {@link
- * TrackingSettings#lease()} and renews the claim every third of it; another instance with the same name waits as a
- * standby, retrying every {@link TrackingSettings#pollInterval()}, and takes over once the claim is released (a
- * graceful stop) or expired (a crash). An instance that finds its claim lost (it could not renew in time) stops reading
- * for good and logs a warning; what it had read still settles, but its checkpoint is no longer saved.
+ * <p><b>Segments and claims.</b> The stream is split into {@link TrackingSettings#segments()} {@link Segment segments}
+ * by a stable hash of the aggregate id, so an aggregate's streams all fall in one segment and keep their order. Each
+ * segment has its own checkpoint and claim in the {@link CheckpointStore}. A coordinating loop, every {@link
+ * TrackingSettings#pollInterval()} but at most 4 times a second, beats for this instance ({@link
+ * CheckpointStore#heartbeat}), reads the segments' rows and keeps this instance at its fair share, {@code ceil(segments / instances
+ * alive)}: it claims segments that nobody holds or whose claim looks expired, and releases the ones above its share
+ * (each once every stream it read of it settled). So instances that join take segments over from the others, and the
+ * segments of one that dies are taken over once its claims and heartbeat expire (one lease). Each claimed segment is
+ * read by a loop of its own, which renews its claim every third of the lease; one that finds its claim lost (it could
+ * not renew in time) stops reading that segment and logs a warning; what it had read still settles, but its
+ * checkpoint is no longer saved. With one segment, one instance reads and the others wait as standbys. A processor
+ * whose checkpoints were saved with another segment count refuses to start (reported to the runtime), naming both.
  *
- * <p><b>Threads.</b> One loop reads, offers to the lanes and saves, one step at a time, on the {@code timer}
- * scheduler; handlers run on the lanes' schedulers. A failed read or save is logged and retried after the poll
+ * <p><b>Operations.</b> An operator pauses and resumes a segment, or asks for a seek or reset, in the checkpoint
+ * store ({@link TrackingOperations}, {@code lanes processors}); the instance that owns the segment sees it at its next
+ * tick and acts: a paused segment keeps its claim and reads nothing; a seek runs the reset hook first.
+ *
+ * <p><b>Threads.</b> Each segment's loop reads, offers to the lanes and saves, one step at a time, on the {@code
+ * timer} scheduler; handlers run on the lanes' schedulers. A failed read or save is logged and retried after the poll
  * interval. Sagas are not supported (their commands must not be sent again on a rebuild).
  */
 public final class TrackingProcessor implements RuntimeComponent {
@@ -97,13 +117,17 @@ public final class TrackingProcessor implements RuntimeComponent {
     /** How long the loop waits when {@link TrackingSettings#maxInFlight()} streams are unsettled. */
     static final Duration FULL_BACKOFF = Duration.ofMillis(2);
 
+    /** The shortest interval of the coordinating loop, whatever the poll interval: it reads the store every tick. */
+    static final Duration MIN_TICK = Duration.ofMillis(250);
+
     private final EventProcessor processor;
     private final EventStore store;
     private final CheckpointStore checkpoints;
     private final TrackingSettings settings;
     private final String owner;
     private final Scheduler timer;
-    private final Supplier<Mono<Void>> onReset;
+    private final Function<Segment, Mono<Void>> onReset;
+    private final Clock clock;
     private final Map<MaterializedNamedAggregate, BacklogRoute<MessageExchange<Object>>> routes;
     private final Map<MaterializedNamedAggregate, BacklogRoute<MessageExchange<Object>>> operations;
     private final DeadLetterQueue queue;
@@ -116,18 +140,30 @@ public final class TrackingProcessor implements RuntimeComponent {
     private final RuntimeComponent group;
     private final TrackingLifecycle lifecycle;
 
-    // read and written by the loop only, one step at a time
-    private SettledPositions positions = new SettledPositions(0);
-    private long next;
-    private volatile boolean claimed;
-    private long renewedAt;
-    private long savedAt;
+    /** The segments this instance reads, by index; a reader removes itself once it released or lost its claim. */
+    private final Map<Integer, SegmentReader> readers = new ConcurrentHashMap<>();
+    /** Seeks (and resets) running onReset or waiting for it: retries and skips are refused meanwhile. */
+    private final AtomicInteger resetting = new AtomicInteger();
+    /** Ticks of the coordinating loop, counted when each begins. */
+    private final AtomicLong ticks = new AtomicLong();
+    /** Resets asked for through {@link #reset()}, each done once every segment did its seek. Guarded by itself. */
+    private final List<ResetWaiter> resetWaiters = new ArrayList<>();
+    /** Completes with the segment count once the checkpoint store recorded it. */
+    private final Sinks.One<Integer> recorded = Sinks.one();
 
-    private final AtomicReference<Sinks.@Nullable Empty<Void>> pendingReset = new AtomicReference<>();
+    // read and written by the coordinating loop only, one tick at a time
+    private boolean segmentsRecorded;
+    private boolean beaten;
+    private long heartbeatAt;
+    private int alive = 1;
+
     private volatile boolean reading;
     private volatile long saved = -1;
     private volatile @Nullable Disposable loop;
     private volatile RuntimeContext context = RuntimeContext.standalone();
+
+    /** A {@link #reset()} waiting for the first tick that began after {@code after} to see no seek requested. */
+    private record ResetWaiter(long after, Sinks.Empty<Void> done) {}
 
     private TrackingProcessor(Builder builder, AggregateSchedulerSupplier schedulers) {
         this.processor = builder.processor;
@@ -137,6 +173,7 @@ public final class TrackingProcessor implements RuntimeComponent {
         this.owner = builder.owner;
         this.timer = builder.timer;
         this.onReset = builder.onReset;
+        this.clock = builder.clock;
         this.lifecycle = new TrackingLifecycle(name());
         this.queue = builder.deadLetterQueue;
         this.sequencer = new DeadLetterSequencer(
@@ -223,7 +260,7 @@ public final class TrackingProcessor implements RuntimeComponent {
                         + aggregateId.materialize() + " (it reads " + processor.aggregateTypes() + ")"));
             }
             operating.incrementAndGet(); // before the check: a reset that saw no operation sees its pending flag here
-            if (pendingReset.get() != null) {
+            if (resetting.get() > 0) {
                 operating.decrementAndGet();
                 return Mono.error(new IllegalStateException(name() + " is resetting (its dead letters are discarded):"
                         + " the " + kind + " of " + aggregateId + " is refused"));
@@ -251,9 +288,39 @@ public final class TrackingProcessor implements RuntimeComponent {
         return "Tracking-" + processor.name();
     }
 
-    /** The last checkpoint this instance saved, or -1 before its first save. */
+    /**
+     * The last checkpoint this instance saved for segment 0 (with one segment: the processor's checkpoint), or -1
+     * before its first save.
+     */
     public long savedCheckpoint() {
         return saved;
+    }
+
+    /**
+     * Pause, resume, reset or seek this processor's segments, and see their owners, checkpoints and lag (see {@link
+     * TrackingOperations}): written to the checkpoint store, acted on by whichever instance owns each segment.
+     */
+    public TrackingOperations operations() {
+        return TrackingOperations.of(checkpoints, store, queue);
+    }
+
+    /** The processor's own name: its checkpoints' key ({@link #name()} is {@code Tracking-} and this). */
+    public String processorName() {
+        return processor.name();
+    }
+
+    /** How many segments this processor's stream is split into ({@link TrackingSettings#segments()}). */
+    public int segments() {
+        return settings.segments();
+    }
+
+    /** The segments this instance holds the claim of and reads now, in index order. */
+    public List<Integer> ownedSegments() {
+        return readers.values().stream()
+                .filter(SegmentReader::reading)
+                .map(reader -> reader.segment.index())
+                .sorted()
+                .toList();
     }
 
     /**
@@ -271,9 +338,12 @@ public final class TrackingProcessor implements RuntimeComponent {
         return queue;
     }
 
-    /** Whether this instance holds the claim and reads (false for a standby, and after a stop or a lost claim). */
+    /**
+     * Whether this instance holds the claim of at least one segment and reads (false for a standby, and after a stop or
+     * lost claims).
+     */
     public boolean isReading() {
-        return reading && claimed;
+        return reading && !ownedSegments().isEmpty();
     }
 
     @Override
@@ -301,118 +371,453 @@ public final class TrackingProcessor implements RuntimeComponent {
         group.start();
         reading = true;
         polling.start();
-        loop = Mono.defer(this::step)
-                .onErrorResume(this::stepFailed)
-                .flatMap(delay -> Mono.delay(delay, timer))
+        loop = Mono.defer(this::tick)
+                .onErrorResume(this::tickFailed)
+                .then(Mono.delay(tickInterval(), timer))
                 .repeat(() -> reading)
                 .subscribe(null, this::loopFailed);
     }
 
     /**
-     * Rebuilds from position 0: once every stream read so far is settled and no retry or skip runs, runs the {@code
-     * onReset} action of the builder (clear the projection there), then discards this processor's sequences in its
-     * dead-letter queue ({@link DeadLetterQueue#discard}: they belong to the read model being cleared), saves checkpoint
-     * 0 and reads again from the start. So the rebuild parks what still fails again, holding that aggregate's later
-     * streams behind it as the first run did, and no letter is left twice. A failed step is logged and the reset tried
-     * again from {@code onReset} after the poll interval. Retries and skips asked for while a reset is pending error
-     * with {@link IllegalStateException}. Completes when reading starts over; errors with {@link IllegalStateException}
-     * when the processor is not running, or stops first. A reset asked for while one is pending joins it.
+     * Rebuilds from position 0: asks every segment's owner, through the checkpoint store, to seek to the start ({@link
+     * CheckpointStore#requestSeek}), and completes once every segment did. Each owner, once every stream it read of the
+     * segment is settled and no retry or skip runs, runs the builder's {@code onReset} action for the segment (clear
+     * that part of the projection there), then discards the segment's sequences in the dead-letter queue (they belong
+     * to the read model being cleared), saves checkpoint 0 and reads the segment again from the start. So the rebuild
+     * parks what still fails again, holding that aggregate's later streams behind it as the first run did, and no
+     * letter is left twice. A failed step is logged and tried again from {@code onReset} after the poll interval.
+     * Retries and skips asked for while a segment resets error with {@link IllegalStateException}. Errors with {@link
+     * IllegalStateException} when the processor is not running, or stops first. A segment that no instance owns resets
+     * when one takes it, so the returned {@code Mono} waits for that.
      */
     public Mono<Void> reset() {
         return Mono.defer(() -> {
             lifecycle.requireRunning("reset");
-            Sinks.Empty<Void> done = Sinks.empty();
-            Sinks.Empty<Void> pending = pendingReset.compareAndExchange(null, done);
-            return (pending != null ? pending : done).asMono();
+            return recorded.asMono()
+                    .flatMapMany(count -> Flux.range(0, count))
+                    .concatMap(segment -> checkpoints.requestSeek(processor.name(), segment, 0))
+                    .then(Mono.defer(this::awaitSeeks));
         });
+    }
+
+    private Mono<Void> awaitSeeks() {
+        Sinks.Empty<Void> done = Sinks.empty();
+        synchronized (resetWaiters) {
+            if (!reading) {
+                return Mono.error(new IllegalStateException(name() + " stopped before its reset was done"));
+            }
+            resetWaiters.add(new ResetWaiter(ticks.get(), done));
+        }
+        return done.asMono();
     }
 
     // ---------------------------------------------------------------------------------------------------------------
-    // the loop: one step at a time; each returns how long to wait before the next
+    // the coordinating loop: records the segment count, beats, sees what operators asked for, and claims or releases
+    // segments for this instance's fair share: ceil(segments / instances alive)
 
-    private Mono<Duration> step() {
-        if (!claimed) {
-            return claimAndLoad();
-        }
-        return renewIfDue().then(Mono.defer(() -> {
-            if (!claimed) {
-                return Mono.just(settings.pollInterval());
-            }
-            Sinks.Empty<Void> reset = pendingReset.get();
-            Mono<Duration> work = reset != null ? resetWhenSettled(reset) : readPage();
-            return work.flatMap(delay -> saveIfDue().thenReturn(delay));
-        }));
+    private Mono<Void> tick() {
+        long tick = ticks.incrementAndGet();
+        Map<Integer, Long> seeksBefore = new HashMap<>();
+        readers.forEach((index, reader) -> seeksBefore.put(index, reader.seeksDone));
+        return recordSegments()
+                .then(heartbeatIfDue())
+                .then(Mono.defer(() -> checkpoints.checkpoints(processor.name())))
+                .flatMap(rows -> {
+                    see(rows, tick, seeksBefore);
+                    return rebalance(rows);
+                });
     }
 
-    private Mono<Duration> claimAndLoad() {
-        return checkpoints.claim(processor.name(), owner, settings.lease()).flatMap(won -> {
-            if (!won) {
-                return Mono.just(settings.pollInterval());
-            }
-            return reloadDeadLetters().then(checkpoints.load(processor.name())).map(checkpoint -> {
-                restartFrom(checkpoint);
-                claimed = true;
-                renewedAt = now();
-                log.info("{} claimed by {} from checkpoint {}", name(), owner, checkpoint);
-                return Duration.ZERO;
-            });
-        });
-    }
-
-    /**
-     * Before this instance reads, its queue reads the parked sequences again (blocking, so off the loop's thread): the
-     * instance that held the claim before may have parked some since this queue loaded them.
-     */
-    private Mono<Void> reloadDeadLetters() {
-        return Mono.fromRunnable(queue::reload)
-                .subscribeOn(Schedulers.boundedElastic())
-                .then();
-    }
-
-    private void restartFrom(long checkpoint) {
-        positions = new SettledPositions(checkpoint);
-        next = checkpoint + 1;
-        saved = checkpoint;
-    }
-
-    private Mono<Void> renewIfDue() {
-        long now = now();
-        if (now - renewedAt < settings.lease().toMillis() / 3) {
+    private Mono<Void> recordSegments() {
+        if (segmentsRecorded) {
             return Mono.empty();
         }
         return checkpoints
-                .claim(processor.name(), owner, settings.lease())
-                .doOnNext(held -> {
-                    if (held) {
-                        renewedAt = now;
-                    } else {
-                        lost();
-                    }
+                .segments(processor.name(), settings.segments())
+                .onErrorMap(
+                        IllegalStateException.class,
+                        refused -> new IllegalStateException(
+                                name() + " cannot start with " + settings.segments() + " segment(s): "
+                                        + refused.getMessage(),
+                                refused))
+                .doOnNext(count -> {
+                    segmentsRecorded = true;
+                    recorded.tryEmitValue(count);
                 })
                 .then();
     }
 
-    private Mono<Duration> readPage() {
-        int room = settings.maxInFlight() - positions.inFlight();
-        if (room < 1) {
-            return Mono.just(FULL_BACKOFF);
-        }
-        int limit = Math.min(settings.pageSize(), room);
-        return store.readAll(next, limit, routes.keySet()).collectList().map(page -> {
-            page.forEach(this::offer);
-            return page.size() == limit ? Duration.ZERO : settings.pollInterval();
-        });
+    /** The poll interval, but at least {@link #MIN_TICK}. */
+    private Duration tickInterval() {
+        Duration poll = settings.pollInterval();
+        return poll.compareTo(MIN_TICK) < 0 ? MIN_TICK : poll;
     }
 
-    private void offer(PositionedStream positioned) {
-        long position = positioned.position();
-        BacklogRoute<MessageExchange<Object>> route =
-                routes.get(positioned.aggregateId().materialize());
-        SettledPositions tracker = positions;
-        tracker.offered(position, route != null);
-        next = position + 1;
-        if (route != null && !route.offer(exchange(positioned, tracker))) {
-            stopReading(); // the lanes stopped taking: the position stays unsettled, read again on the next start
+    /**
+     * Beats every tick (so the count of instances alive, which sets the fair share, is at most a tick old), or every
+     * third of the lease when that is shorter.
+     */
+    private Mono<Void> heartbeatIfDue() {
+        long now = now();
+        long due = Math.min(tickInterval().toMillis(), settings.lease().toMillis() / 3);
+        if (beaten && now - heartbeatAt < due) {
+            return Mono.empty();
+        }
+        return checkpoints
+                .heartbeat(processor.name(), owner, settings.lease())
+                .doOnNext(count -> {
+                    alive = Math.max(1, count);
+                    heartbeatAt = now;
+                    beaten = true;
+                })
+                .then();
+    }
+
+    /** Hands the operators' pauses and seek requests to the readers, and ends the resets every segment did. */
+    private void see(List<SegmentCheckpoint> rows, long tick, Map<Integer, Long> seeksBefore) {
+        boolean seeking = false;
+        for (SegmentCheckpoint row : rows) {
+            seeking |= row.requestedCheckpoint() != null;
+            SegmentReader reader = readers.get(row.segment().index());
+            if (reader == null) {
+                continue;
+            }
+            reader.paused = row.paused();
+            // a seek done since this tick read began is not asked for again by the row read before it was saved
+            if (Objects.equals(seeksBefore.get(row.segment().index()), reader.seeksDone)) {
+                reader.requestedSeek = row.requestedCheckpoint();
+            }
+        }
+        if (!seeking) {
+            List<ResetWaiter> done = new ArrayList<>();
+            synchronized (resetWaiters) {
+                resetWaiters.removeIf(waiter -> waiter.after() < tick && done.add(waiter));
+            }
+            done.forEach(waiter -> waiter.done().tryEmitEmpty());
+        }
+    }
+
+    private Mono<Void> rebalance(List<SegmentCheckpoint> rows) {
+        int fair = (settings.segments() + alive - 1) / alive;
+        List<SegmentReader> active = readers.values().stream()
+                .filter(reader -> reader.reading() && !reader.releasing)
+                .sorted(Comparator.comparingInt((SegmentReader reader) -> reader.segment.index())
+                        .reversed())
+                .toList();
+        if (active.size() > fair) {
+            active.subList(0, active.size() - fair).forEach(SegmentReader::release);
+            return Mono.empty();
+        }
+        Instant now = clock.instant();
+        List<Integer> free = rows.stream()
+                .filter(row -> !readers.containsKey(row.segment().index()))
+                .filter(row -> owner.equals(row.owner()) || !row.claimedAt(now))
+                .map(row -> row.segment().index())
+                .toList();
+        return Flux.fromIterable(free)
+                .concatMap(index -> claim(index).thenReturn(index))
+                .take(fair - active.size())
+                .then();
+    }
+
+    /** Claims a segment; emits only when this instance got it, and starts reading it. */
+    private Mono<Boolean> claim(int index) {
+        return checkpoints
+                .claim(processor.name(), index, owner, settings.lease())
+                .filter(won -> won && reading)
+                .doOnNext(won -> {
+                    SegmentReader reader = new SegmentReader(new Segment(index, settings.segments()));
+                    readers.put(index, reader);
+                    reader.start();
+                });
+    }
+
+    private Mono<Void> tickFailed(Throwable error) {
+        if (!segmentsRecorded && error instanceof IllegalStateException refused) {
+            stopReading();
+            context.reportFailure(refused);
+            return Mono.empty();
+        }
+        log.warn(
+                "{} (owner {}) failed coordinating its segments: {}; trying again in {}",
+                name(),
+                owner,
+                error.toString(),
+                settings.pollInterval());
+        return Mono.empty();
+    }
+
+    /** A defect (the loop itself threw): reported to the runtime, which stops. Store failures never get here. */
+    private void loopFailed(Throwable error) {
+        stopReading();
+        context.reportFailure(
+                new IllegalStateException(name() + " (owner " + owner + ") stopped coordinating: " + error, error));
+    }
+
+    /**
+     * Discards the sequences of the segment's aggregates in the queue: all of the processor's with one segment ({@link
+     * DeadLetterQueue#discard}), else the segment's one by one.
+     */
+    private Mono<Integer> discard(Segment segment) {
+        if (segment.count() == 1) {
+            return queue.discard(processor.name());
+        }
+        return queue.sequences()
+                .flatMapIterable(sequences -> sequences)
+                .filter(sequence ->
+                        sequence.processor().equals(processor.name()) && segment.contains(sequence.aggregateId()))
+                .concatMap(sequence -> queue.list(processor.name(), sequence.aggregateId()))
+                .concatMap(letters -> Flux.fromIterable(letters)
+                        .concatMap(letter -> queue.evict(letter).thenReturn(1)))
+                .reduce(0, Integer::sum);
+    }
+
+    private long now() {
+        return timer.now(TimeUnit.MILLISECONDS);
+    }
+
+    private void stopReading() {
+        reading = false;
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // one segment's reader: one step at a time; each returns how long to wait before the next
+
+    /**
+     * Reads one segment this instance claimed, on its own loop on the {@code timer}: loads the checkpoint, then reads,
+     * offers to the lanes and saves, renewing the claim every third of the lease. It ends once it lost the claim, or
+     * released it (asked to by the rebalancing, after every stream it read settled), or the processor stops.
+     */
+    private final class SegmentReader {
+        private final Segment segment;
+
+        // read and written by this reader's loop only, one step at a time
+        private SettledPositions positions = new SettledPositions(0);
+        private long next;
+        private boolean loaded;
+        private long renewedAt;
+        private long savedAt;
+
+        private volatile boolean claimed = true;
+        private volatile boolean releasing;
+        private volatile boolean paused;
+        private volatile @Nullable Long requestedSeek;
+        private volatile long seeksDone;
+        private volatile long segmentSaved = -1;
+        private volatile @Nullable Disposable segmentLoop;
+
+        SegmentReader(Segment segment) {
+            this.segment = segment;
+        }
+
+        boolean reading() {
+            return claimed;
+        }
+
+        void release() {
+            releasing = true;
+        }
+
+        void start() {
+            renewedAt = now();
+            segmentLoop = Mono.defer(this::step)
+                    .onErrorResume(this::stepFailed)
+                    .flatMap(delay -> Mono.delay(delay, timer))
+                    .repeat(() -> reading && claimed)
+                    .doOnComplete(() -> {
+                        if (!claimed) {
+                            readers.remove(segment.index(), this); // released or lost: the segment may be claimed again
+                        }
+                    })
+                    .subscribe(null, TrackingProcessor.this::loopFailed);
+        }
+
+        private Mono<Duration> step() {
+            if (!loaded) {
+                return load();
+            }
+            return renewIfDue().then(Mono.defer(() -> {
+                if (!claimed) {
+                    return Mono.just(settings.pollInterval());
+                }
+                if (releasing) {
+                    return releaseWhenSettled();
+                }
+                Long seek = requestedSeek;
+                Mono<Duration> work =
+                        seek != null ? seekWhenSettled(seek) : paused ? Mono.just(settings.pollInterval()) : readPage();
+                return work.flatMap(delay -> saveIfDue().thenReturn(delay));
+            }));
+        }
+
+        /**
+         * Before it reads, the queue reads the parked sequences again (blocking, so off the loop's thread): the
+         * instance that held the segment before may have parked some since this queue loaded them.
+         */
+        private Mono<Duration> load() {
+            return Mono.fromRunnable(queue::reload)
+                    .subscribeOn(Schedulers.boundedElastic())
+                    .then(checkpoints.load(processor.name(), segment.index()))
+                    .map(checkpoint -> {
+                        restartFrom(checkpoint);
+                        loaded = true;
+                        log.info("{} {} claimed by {} from checkpoint {}", name(), segment, owner, checkpoint);
+                        return Duration.ZERO;
+                    });
+        }
+
+        private void restartFrom(long checkpoint) {
+            positions = new SettledPositions(checkpoint);
+            next = checkpoint + 1;
+            saved(checkpoint);
+        }
+
+        private void saved(long checkpoint) {
+            segmentSaved = checkpoint;
+            if (segment.index() == 0) {
+                saved = checkpoint;
+            }
+        }
+
+        private Mono<Void> renewIfDue() {
+            long now = now();
+            if (now - renewedAt < settings.lease().toMillis() / 3) {
+                return Mono.empty();
+            }
+            return checkpoints
+                    .claim(processor.name(), segment.index(), owner, settings.lease())
+                    .doOnNext(held -> {
+                        if (held) {
+                            renewedAt = now;
+                        } else {
+                            lost();
+                        }
+                    })
+                    .then();
+        }
+
+        private Mono<Duration> readPage() {
+            int room = settings.maxInFlight() - positions.inFlight();
+            if (room < 1) {
+                return Mono.just(FULL_BACKOFF);
+            }
+            int limit = Math.min(settings.pageSize(), room);
+            return store.readAll(next, limit, routes.keySet(), segment)
+                    .collectList()
+                    .map(page -> {
+                        page.forEach(this::offer);
+                        return page.size() == limit ? Duration.ZERO : settings.pollInterval();
+                    });
+        }
+
+        private void offer(PositionedStream positioned) {
+            long position = positioned.position();
+            BacklogRoute<MessageExchange<Object>> route =
+                    routes.get(positioned.aggregateId().materialize());
+            SettledPositions tracker = positions;
+            tracker.offered(position, route != null);
+            next = position + 1;
+            if (route != null && !route.offer(exchange(positioned, tracker))) {
+                stopReading(); // the lanes stopped taking: the position stays unsettled, read again on the next start
+            }
+        }
+
+        private Mono<Duration> releaseWhenSettled() {
+            if (positions.inFlight() > 0) {
+                return Mono.just(FULL_BACKOFF);
+            }
+            return save(positions.checkpoint())
+                    .then(checkpoints.release(processor.name(), segment.index(), owner))
+                    .then(Mono.fromCallable(() -> {
+                        claimed = false;
+                        log.info("{} {} released by {} at checkpoint {}", name(), segment, owner, segmentSaved);
+                        return Duration.ZERO;
+                    }));
+        }
+
+        private Mono<Duration> seekWhenSettled(long checkpoint) {
+            if (positions.inFlight() > 0 || operating.get() > 0) {
+                return Mono.just(FULL_BACKOFF);
+            }
+            resetting.incrementAndGet();
+            return Mono.defer(() -> onReset.apply(segment))
+                    .then(Mono.defer(() -> discard(segment)))
+                    .doOnNext(discarded -> log.info(
+                            "{} {} seeking to checkpoint {}: discarded {} dead letter(s) in {}",
+                            name(),
+                            segment,
+                            checkpoint,
+                            discarded,
+                            queue))
+                    .then(checkpoints.seek(processor.name(), segment.index(), owner, checkpoint))
+                    .map(stored -> {
+                        if (!stored) {
+                            lost();
+                            return settings.pollInterval();
+                        }
+                        restartFrom(checkpoint);
+                        requestedSeek = null;
+                        seeksDone++;
+                        log.info("{} {} reading again after checkpoint {}", name(), segment, checkpoint);
+                        return Duration.ZERO;
+                    })
+                    .doFinally(signal -> resetting.decrementAndGet());
+        }
+
+        private Mono<Void> saveIfDue() {
+            long now = now();
+            long checkpoint = positions.checkpoint();
+            if (checkpoint == segmentSaved
+                    || now - savedAt < settings.checkpointInterval().toMillis()) {
+                return Mono.empty();
+            }
+            return save(checkpoint).doOnSuccess(ignored -> savedAt = now);
+        }
+
+        private Mono<Void> save(long checkpoint) {
+            return checkpoints
+                    .save(processor.name(), segment.index(), owner, checkpoint)
+                    .doOnNext(stored -> {
+                        if (stored) {
+                            saved(checkpoint);
+                        } else {
+                            lost();
+                        }
+                    })
+                    .then();
+        }
+
+        /** After a graceful stop drained the lanes: saves what they reached and releases the segment. */
+        Mono<Void> finalSave() {
+            if (!claimed || !loaded) {
+                return Mono.empty();
+            }
+            return save(positions.checkpoint())
+                    .then(checkpoints.release(processor.name(), segment.index(), owner))
+                    .doFinally(signal -> claimed = false);
+        }
+
+        private void lost() {
+            claimed = false;
+            log.warn(
+                    "{} {} lost its claim (owner {}) at checkpoint {}: another instance took over; this one reads it"
+                            + " no more",
+                    name(),
+                    segment,
+                    owner,
+                    segmentSaved);
+        }
+
+        private Mono<Duration> stepFailed(Throwable error) {
+            log.warn(
+                    "{} {} (owner {}) failed reading or saving from position {}: {}; trying again in {}",
+                    name(),
+                    segment,
+                    owner,
+                    next,
+                    error.toString(),
+                    settings.pollInterval());
+            return Mono.just(settings.pollInterval());
         }
     }
 
@@ -424,90 +829,6 @@ public final class TrackingProcessor implements RuntimeComponent {
                 stream.aggregateId(),
                 () -> tracker.settled(position),
                 reason -> log.debug("{} not handled: position {} ({})", name(), position, reason.toString())));
-    }
-
-    private Mono<Duration> resetWhenSettled(Sinks.Empty<Void> reset) {
-        if (positions.inFlight() > 0 || operating.get() > 0) {
-            return Mono.just(FULL_BACKOFF);
-        }
-        return Mono.defer(onReset)
-                .then(Mono.defer(() -> queue.discard(processor.name())))
-                .doOnNext(discarded -> log.info(
-                        "{} reset: discarded {} dead letter(s) of {} in {}",
-                        name(),
-                        discarded,
-                        processor.name(),
-                        queue))
-                .then(checkpoints.save(processor.name(), owner, 0))
-                .map(stored -> {
-                    if (!stored) {
-                        lost();
-                        return settings.pollInterval();
-                    }
-                    restartFrom(0);
-                    pendingReset.set(null);
-                    reset.tryEmitEmpty();
-                    log.info("{} reset: reading again from position 0", name());
-                    return Duration.ZERO;
-                });
-    }
-
-    private Mono<Void> saveIfDue() {
-        long now = now();
-        long checkpoint = positions.checkpoint();
-        if (checkpoint == saved || now - savedAt < settings.checkpointInterval().toMillis()) {
-            return Mono.empty();
-        }
-        return save(checkpoint).doOnSuccess(ignored -> savedAt = now);
-    }
-
-    private Mono<Void> save(long checkpoint) {
-        return checkpoints
-                .save(processor.name(), owner, checkpoint)
-                .doOnNext(stored -> {
-                    if (stored) {
-                        saved = checkpoint;
-                    } else {
-                        lost();
-                    }
-                })
-                .then();
-    }
-
-    private void lost() {
-        claimed = false;
-        stopReading();
-        log.warn(
-                "{} lost its claim (owner {}) at checkpoint {}: another instance took over; this one reads no more",
-                name(),
-                owner,
-                saved);
-    }
-
-    private Mono<Duration> stepFailed(Throwable error) {
-        log.warn(
-                "{} (owner {}) failed reading or saving from position {}: {}; trying again in {}",
-                name(),
-                owner,
-                next,
-                error.toString(),
-                settings.pollInterval());
-        return Mono.just(settings.pollInterval());
-    }
-
-    /** A defect (the loop itself threw): reported to the runtime, which stops. Store failures never get here. */
-    private void loopFailed(Throwable error) {
-        stopReading();
-        context.reportFailure(new IllegalStateException(
-                name() + " (owner " + owner + ") stopped reading at position " + next + ": " + error, error));
-    }
-
-    private long now() {
-        return timer.now(TimeUnit.MILLISECONDS);
-    }
-
-    private void stopReading() {
-        reading = false;
     }
 
     // ---------------------------------------------------------------------------------------------------------------
@@ -536,17 +857,26 @@ public final class TrackingProcessor implements RuntimeComponent {
         if (current != null) {
             current.dispose();
         }
-        Sinks.Empty<Void> reset = pendingReset.getAndSet(null);
-        if (reset != null) {
-            reset.tryEmitError(new IllegalStateException(name() + " stopped before its reset began"));
+        readers.values().forEach(reader -> {
+            Disposable readerLoop = reader.segmentLoop;
+            if (readerLoop != null) {
+                readerLoop.dispose();
+            }
+        });
+        List<ResetWaiter> waiting;
+        synchronized (resetWaiters) {
+            waiting = List.copyOf(resetWaiters);
+            resetWaiters.clear();
         }
+        waiting.forEach(waiter ->
+                waiter.done().tryEmitError(new IllegalStateException(name() + " stopped before its reset was done")));
     }
 
     private Mono<Void> finalSave() {
-        if (!claimed) {
-            return Mono.empty();
-        }
-        return save(positions.checkpoint()).then(checkpoints.release(processor.name(), owner));
+        return Flux.fromIterable(List.copyOf(readers.values()))
+                .concatMap(SegmentReader::finalSave)
+                .then(Mono.defer(() -> checkpoints.leave(processor.name(), owner)))
+                .doFinally(signal -> readers.clear());
     }
 
     /** Stops reading and forces the lanes; the checkpoint stays at its last save (what follows is read again). */
@@ -575,7 +905,9 @@ public final class TrackingProcessor implements RuntimeComponent {
         private DispatcherMetrics metrics = DispatcherMetrics.NONE;
         private String owner = UUID.randomUUID().toString();
         private Scheduler timer = Schedulers.parallel();
-        private Supplier<Mono<Void>> onReset = Mono::empty;
+        private @Nullable Supplier<Mono<Void>> wholeReset;
+        private Function<Segment, Mono<Void>> onReset = segment -> Mono.empty();
+        private Clock clock = Clock.systemUTC();
 
         private Builder(EventProcessor processor, EventStore store, CheckpointStore checkpoints) {
             this.processor = Objects.requireNonNull(processor, "processor");
@@ -645,13 +977,48 @@ public final class TrackingProcessor implements RuntimeComponent {
             return this;
         }
 
-        /** What {@link TrackingProcessor#reset()} runs before reading from 0: clear the projection there. */
+        /**
+         * What a reset or seek runs before the processor reads from its new checkpoint ({@link
+         * TrackingProcessor#reset()}, {@code lanes processors reset|seek}): clear the projection there. Only for a
+         * processor of one segment: with more, each segment resets on its own, so give {@link #onSegmentReset}.
+         */
         public Builder onReset(Supplier<Mono<Void>> onReset) {
-            this.onReset = Objects.requireNonNull(onReset, "onReset");
+            Objects.requireNonNull(onReset, "onReset");
+            this.wholeReset = onReset;
+            this.onReset = segment -> onReset.get();
             return this;
         }
 
+        /**
+         * What a reset or seek of one segment runs before the segment is read from its new checkpoint: clear the part of
+         * the projection built from that segment's aggregates ({@link Segment#contains}). Runs on the instance that
+         * owns the segment, once every stream it read of the segment settled.
+         */
+        public Builder onSegmentReset(Function<Segment, Mono<Void>> onSegmentReset) {
+            this.onReset = Objects.requireNonNull(onSegmentReset, "onSegmentReset");
+            this.wholeReset = null;
+            return this;
+        }
+
+        /**
+         * The clock that tells which claims read from the checkpoint store look expired (only to decide which segments
+         * to try to claim: the store decides on its own clock). Default: the system clock.
+         */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * @throws IllegalArgumentException if the settings have more than one segment and {@link #onReset} (which
+         *     clears the whole projection) was given instead of {@link #onSegmentReset}
+         */
         public TrackingProcessor build() {
+            if (wholeReset != null && settings.segments() > 1) {
+                throw new IllegalArgumentException("Tracking-" + processor.name() + " reads " + settings.segments()
+                        + " segments, which reset one at a time, but was given onReset, which clears the whole"
+                        + " projection: give onSegmentReset instead");
+            }
             AggregateSchedulerSupplier owned = schedulers;
             return new TrackingProcessor(
                     this, owned != null ? owned : AggregateSchedulers.perType("Tracking-" + processor.name()));

@@ -6,6 +6,7 @@ import dev.lanes.api.NamedAggregate;
 import dev.lanes.eventsourcing.CheckpointStore;
 import dev.lanes.eventsourcing.CheckpointStores;
 import dev.lanes.eventsourcing.EventStores;
+import dev.lanes.eventsourcing.SegmentCheckpoint;
 import dev.lanes.runtime.LanesRuntime;
 import dev.lanes.test.logging.LogCapture;
 import dev.lanes.test.logging.LogLine;
@@ -64,23 +65,63 @@ class TrackingDurabilityTest {
     /** A checkpoint store that says its checkpoints outlive the process, as a database's do. */
     private record DurableCheckpoints(CheckpointStore store) implements CheckpointStore {
         @Override
-        public Mono<Boolean> claim(String processor, String owner, Duration lease) {
-            return store.claim(processor, owner, lease);
+        public Mono<Integer> segments(String processor, int count) {
+            return store.segments(processor, count);
         }
 
         @Override
-        public Mono<Long> load(String processor) {
-            return store.load(processor);
+        public Mono<Boolean> claim(String processor, int segment, String owner, Duration lease) {
+            return store.claim(processor, segment, owner, lease);
         }
 
         @Override
-        public Mono<Boolean> save(String processor, String owner, long position) {
-            return store.save(processor, owner, position);
+        public Mono<Long> load(String processor, int segment) {
+            return store.load(processor, segment);
         }
 
         @Override
-        public Mono<Void> release(String processor, String owner) {
-            return store.release(processor, owner);
+        public Mono<Boolean> save(String processor, int segment, String owner, long position) {
+            return store.save(processor, segment, owner, position);
+        }
+
+        @Override
+        public Mono<Void> release(String processor, int segment, String owner) {
+            return store.release(processor, segment, owner);
+        }
+
+        @Override
+        public Mono<Integer> heartbeat(String processor, String owner, Duration lease) {
+            return store.heartbeat(processor, owner, lease);
+        }
+
+        @Override
+        public Mono<Void> leave(String processor, String owner) {
+            return store.leave(processor, owner);
+        }
+
+        @Override
+        public Mono<List<SegmentCheckpoint>> checkpoints(String processor) {
+            return store.checkpoints(processor);
+        }
+
+        @Override
+        public Mono<List<String>> processors() {
+            return store.processors();
+        }
+
+        @Override
+        public Mono<Boolean> pause(String processor, int segment, boolean paused) {
+            return store.pause(processor, segment, paused);
+        }
+
+        @Override
+        public Mono<Boolean> requestSeek(String processor, int segment, long checkpoint) {
+            return store.requestSeek(processor, segment, checkpoint);
+        }
+
+        @Override
+        public Mono<Boolean> seek(String processor, int segment, String owner, long checkpoint) {
+            return store.seek(processor, segment, owner, checkpoint);
         }
 
         @Override

@@ -1,13 +1,17 @@
 package dev.lanes.micrometer;
 
 import dev.lanes.dispatch.DispatcherMetrics;
+import dev.lanes.eventsourcing.Segment;
+import dev.lanes.processing.TrackingOperations;
 import dev.lanes.runtime.LanesRuntime;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * Binds Lanes to Micrometer: {@link #dispatcherMetrics} for the lane engine of every dispatcher it is given to, {@link
@@ -72,7 +76,40 @@ public final class LanesMicrometer {
     /** Gauge: leases the shutdown cut short (work cancelled or handed back); NaN until the runtime stopped. */
     public static final String SHUTDOWN_CUT = "lanes.runtime.shutdown.cut";
 
+    /** The tracking processor's name, on the tracking meters. */
+    public static final String PROCESSOR_TAG = "processor";
+    /** The segment's index, on the tracking meters. */
+    public static final String SEGMENT_TAG = "segment";
+    /** Gauge: a segment's last saved checkpoint. */
+    public static final String TRACKING_CHECKPOINT = "lanes.tracking.checkpoint";
+    /** Gauge: the position of a segment's last stream stored. */
+    public static final String TRACKING_HEAD = "lanes.tracking.head";
+    /** Gauge: a segment's streams stored above its checkpoint. */
+    public static final String TRACKING_LAG_STREAMS = "lanes.tracking.lag.streams";
+    /** Gauge: how long ago the oldest stream above a segment's checkpoint was stored. */
+    public static final String TRACKING_LAG_SECONDS = "lanes.tracking.lag.seconds";
+
     private LanesMicrometer() {}
+
+    /**
+     * A tracking processor's checkpoint, head and lag (streams and seconds) per segment, tagged {@code processor} and
+     * {@code segment} (never an aggregate id), from {@code operations} ({@code TrackingProcessor.operations()}, or
+     * {@code TrackingOperations.of} in a process that does not run the processor). Binding starts a refresh every
+     * {@code interval} on Reactor's parallel scheduler; close the result to stop it.
+     *
+     * @throws IllegalArgumentException naming the value if {@code segments} is not a valid segment count or {@code
+     *     interval} is not positive
+     */
+    public static TrackingMetrics trackingMetrics(
+            TrackingOperations operations, String processor, int segments, Duration interval, Iterable<Tag> tags) {
+        Objects.requireNonNull(operations, "operations");
+        Objects.requireNonNull(processor, "processor");
+        Segment.requireCount(segments);
+        if (interval.isNegative() || interval.isZero()) {
+            throw new IllegalArgumentException("interval must be positive: " + interval);
+        }
+        return new TrackingMeters(operations, processor, segments, Tags.of(tags), interval, Schedulers.parallel());
+    }
 
     /**
      * Metrics for every dispatcher given them; see {@link #dispatcherMetrics(MeterRegistry, Iterable)}.

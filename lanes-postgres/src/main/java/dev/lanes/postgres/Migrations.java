@@ -53,7 +53,8 @@ public final class Migrations {
             new Migration(6, "dead_letter_replies", "V6__dead_letter_replies.sql"),
             new Migration(7, "dead_letter_commands", "V7__dead_letter_commands.sql"),
             new Migration(8, "command_refusals", "V8__command_refusals.sql"),
-            new Migration(9, "deadlines", "V9__deadlines.sql"));
+            new Migration(9, "deadlines", "V9__deadlines.sql"),
+            new Migration(10, "tracking_segments", "V10__tracking_segments.sql"));
 
     private Migrations() {}
 

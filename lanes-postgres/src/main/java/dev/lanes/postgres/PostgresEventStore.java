@@ -10,6 +10,8 @@ import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.eventsourcing.EventVersionConflictException;
 import dev.lanes.eventsourcing.PositionedStream;
 import dev.lanes.eventsourcing.RequestOutcome;
+import dev.lanes.eventsourcing.Segment;
+import dev.lanes.eventsourcing.SegmentLag;
 import dev.lanes.messaging.DomainEventStream;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -137,6 +139,12 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
     private static final String READ_ALL_OF_TYPES = READ_ALL.replace(
             " ORDER BY",
             " AND (context_name, aggregate_name) IN (SELECT * FROM unnest(?::text[], ?::text[])) ORDER BY");
+    // a segment's streams: the hash stored with every stream (schema version 10), its low bits the segment
+    private static final String READ_SEGMENT_OF_TYPES =
+            READ_ALL_OF_TYPES.replace(" ORDER BY", " AND (segment_hash & ?) = ? ORDER BY");
+    private static final String LAG = "SELECT (SELECT coalesce(max(position), 0) FROM lanes_event_streams"
+            + " WHERE (segment_hash & ?) = ?), count(*), min(created_at) FROM lanes_event_streams"
+            + " WHERE position > ? AND (segment_hash & ?) = ?";
     private static final String HAS_REQUEST_ID =
             "SELECT EXISTS (SELECT 1 FROM lanes_event_streams WHERE " + KEY + " AND request_id = ?)";
     // the stream of a request id and its refusal, if any, in one statement: each served by its unique index on
@@ -644,7 +652,7 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
                     requireOpen();
                     return jdbc.call(
                             "reading all streams from position " + fromPosition,
-                            connection -> settledPage(connection, fromPosition, limit, Set.of()));
+                            connection -> settledPage(connection, fromPosition, limit, Set.of(), Segment.ALL));
                 })
                 .flatMapIterable(rows -> rows)
                 .map(row -> new PositionedStream(row.position(), decode(row.aggregateId(), row.stream())));
@@ -653,6 +661,18 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
     /** Of these types only, filtered in the query: a stream of another type is never decoded. */
     @Override
     public Flux<PositionedStream> readAll(long fromPosition, int limit, Set<MaterializedNamedAggregate> types) {
+        return readAll(fromPosition, limit, types, Segment.ALL);
+    }
+
+    /**
+     * Of these types and this segment only, both filtered in the query: the segment by the hash column stored with
+     * every stream ({@code segment_hash}, schema version 10), so another segment's stream is neither sent nor decoded.
+     * The query walks the position index and filters, so each of {@code n} segment readers passes over the rows of
+     * the others inside the database (see docs/benchmarks.md for what that costs).
+     */
+    @Override
+    public Flux<PositionedStream> readAll(
+            long fromPosition, int limit, Set<MaterializedNamedAggregate> types, Segment segment) {
         return Flux.defer(() -> {
                     if (fromPosition < 0) {
                         throw new IllegalArgumentException("fromPosition must not be negative: " + fromPosition);
@@ -666,11 +686,36 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
                     requireOpen();
                     Set<MaterializedNamedAggregate> wanted = Set.copyOf(types);
                     return jdbc.call(
-                            "reading the streams of " + wanted + " from position " + fromPosition,
-                            connection -> settledPage(connection, fromPosition, limit, wanted));
+                            "reading the streams of " + wanted + " in " + segment + " from position " + fromPosition,
+                            connection -> settledPage(connection, fromPosition, limit, wanted, segment));
                 })
                 .flatMapIterable(rows -> rows)
                 .map(row -> new PositionedStream(row.position(), decode(row.aggregateId(), row.stream())));
+    }
+
+    /** Counted in one query, over the position index from the checkpoint on. */
+    @Override
+    public Mono<SegmentLag> lag(Segment segment, long checkpoint) {
+        return Mono.defer(() -> {
+            requireOpen();
+            return jdbc.call("reading the lag of " + segment + " after position " + checkpoint, connection -> {
+                try (PreparedStatement query = connection.prepareStatement(LAG)) {
+                    query.setInt(1, segment.count() - 1);
+                    query.setInt(2, segment.index());
+                    query.setLong(3, checkpoint);
+                    query.setInt(4, segment.count() - 1);
+                    query.setInt(5, segment.index());
+                    try (ResultSet result = query.executeQuery()) {
+                        result.next();
+                        OffsetDateTime oldest = result.getObject(3, OffsetDateTime.class);
+                        return new SegmentLag(
+                                Math.max(checkpoint, result.getLong(1)),
+                                result.getLong(2),
+                                oldest == null ? null : oldest.toInstant());
+                    }
+                }
+            });
+        });
     }
 
     /**
@@ -732,14 +777,22 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
 
     /** One page, of {@code types} only unless empty. */
     private static List<PositionedRow> settledPage(
-            Connection connection, long from, int limit, Set<MaterializedNamedAggregate> types) throws SQLException {
+            Connection connection, long from, int limit, Set<MaterializedNamedAggregate> types, Segment segment)
+            throws SQLException {
         List<PositionedRow> page = new ArrayList<>();
-        try (PreparedStatement query = connection.prepareStatement(types.isEmpty() ? READ_ALL : READ_ALL_OF_TYPES)) {
+        boolean segmented = segment.count() > 1;
+        String sql = types.isEmpty() ? READ_ALL : segmented ? READ_SEGMENT_OF_TYPES : READ_ALL_OF_TYPES;
+        try (PreparedStatement query = connection.prepareStatement(sql)) {
             query.setLong(1, from);
             if (types.isEmpty()) {
                 query.setInt(2, limit);
             } else {
-                query.setInt(bindTypes(connection, query, 2, types), limit);
+                int next = bindTypes(connection, query, 2, types);
+                if (segmented) {
+                    query.setInt(next++, segment.count() - 1);
+                    query.setInt(next++, segment.index());
+                }
+                query.setInt(next, limit);
             }
             try (ResultSet result = query.executeQuery()) {
                 while (result.next()) {

@@ -69,7 +69,8 @@ class MigrationsTest {
                             "lanes_partition_owners",
                             "lanes_schema_version",
                             "lanes_snapshots",
-                            "lanes_tracking_checkpoints");
+                            "lanes_tracking_checkpoints",
+                            "lanes_tracking_instances");
             assertThat(query(
                             pool,
                             "SELECT conname FROM pg_constraint WHERE conrelid = 'lanes_event_streams'::regclass"
@@ -124,6 +125,47 @@ class MigrationsTest {
                         .containsExactly("b v1", "a v1", "a v2");
                 assertThat(all).extracting(PositionedStream::position).containsExactly(1L, 2L, 3L);
                 assertThat(all.get(0).stream().payloads()).containsExactly(new Deposited(5, ""));
+            }
+        }
+    }
+
+    @Test
+    void aCheckpointSavedBeforeVersion10BecomesSegmentZeroOfOneWithItsClaim() throws SQLException {
+        try (HikariDataSource pool = pool(TestDatabase.createDatabase())) {
+            try (Connection connection = pool.getConnection();
+                    Statement statement = connection.createStatement()) {
+                statement.execute("CREATE TABLE lanes_schema_version (version INTEGER PRIMARY KEY, description TEXT NOT"
+                        + " NULL, checksum TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())");
+                for (Migrations.Migration migration : Migrations.ALL) {
+                    if (migration.version() < 10) {
+                        String script = Migrations.read(migration);
+                        statement.execute(script);
+                        statement.execute("INSERT INTO lanes_schema_version (version, description, checksum) VALUES ("
+                                + migration.version() + ", '" + migration.description() + "', '"
+                                + Migrations.sha256(script) + "')");
+                    }
+                }
+                statement.execute("INSERT INTO lanes_tracking_checkpoints (processor, position, owner, claimed_until)"
+                        + " VALUES ('Orders', 4242, 'instance-1', now() + interval '1 hour')");
+            }
+
+            assertThat(Migrations.apply(pool)).isEqualTo(Migrations.latestVersion());
+
+            try (PostgresEventStore store = new PostgresEventStore(pool)) {
+                assertThat(store.checkpointStore().segments("Orders", 1).block())
+                        .isEqualTo(1);
+                assertThat(store.checkpointStore().checkpoints("Orders").block())
+                        .singleElement()
+                        .satisfies(row -> {
+                            assertThat(row.segment()).isEqualTo(dev.lanes.eventsourcing.Segment.ALL);
+                            assertThat(row.position()).isEqualTo(4242L);
+                            assertThat(row.owner()).isEqualTo("instance-1");
+                        });
+                assertThat(store.checkpointStore()
+                                .claim("Orders", "instance-2", java.time.Duration.ofMinutes(1))
+                                .block())
+                        .as("the claim held before the migration still holds")
+                        .isFalse();
             }
         }
     }

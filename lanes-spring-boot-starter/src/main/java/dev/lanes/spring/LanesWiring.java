@@ -53,6 +53,11 @@ final class LanesWiring {
         tracked.add(processor);
     }
 
+    /** The processors fed from the store, in the order they were built. */
+    List<Tracked> tracked() {
+        return List.copyOf(tracked);
+    }
+
     /**
      * Records the head each processor fed from the store must reach, read now (blocking, at most {@code timeout} each).
      *

@@ -3,8 +3,11 @@ package dev.lanes.test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lanes.eventsourcing.CheckpointStore;
+import dev.lanes.eventsourcing.Segment;
+import dev.lanes.eventsourcing.SegmentCheckpoint;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
@@ -41,6 +44,10 @@ public abstract class CheckpointStoreContract {
 
     private boolean claim(String processor, String owner, Duration lease) {
         return Boolean.TRUE.equals(store.claim(processor, owner, lease).block(TIMEOUT));
+    }
+
+    private List<SegmentCheckpoint> rows(String processor) {
+        return Objects.requireNonNull(store.checkpoints(processor).block(TIMEOUT), "checkpoints");
     }
 
     private boolean save(String processor, String owner, long position) {
@@ -130,5 +137,153 @@ public abstract class CheckpointStoreContract {
                         .isInstanceOf(IllegalArgumentException.class)
                         .hasMessageContaining("-1"))
                 .verify(TIMEOUT);
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // segments
+
+    @Test
+    void segmentsAreRecordedOnceAndEachHasItsOwnCheckpointAndClaim() {
+        String processor = newProcessor();
+        assertThat(store.segments(processor, 4).block(TIMEOUT)).isEqualTo(4);
+        assertThat(store.segments(processor, 4).block(TIMEOUT))
+                .as("again, the same count")
+                .isEqualTo(4);
+
+        assertThat(store.claim(processor, 1, "a", LEASE).block(TIMEOUT)).isTrue();
+        assertThat(store.claim(processor, 2, "b", LEASE).block(TIMEOUT)).isTrue();
+        assertThat(store.claim(processor, 1, "b", LEASE).block(TIMEOUT))
+                .as("b on a's segment")
+                .isFalse();
+        assertThat(store.save(processor, 1, "a", 10).block(TIMEOUT)).isTrue();
+        assertThat(store.save(processor, 2, "a", 20).block(TIMEOUT))
+                .as("a on b's segment")
+                .isFalse();
+        assertThat(store.save(processor, 2, "b", 30).block(TIMEOUT)).isTrue();
+
+        assertThat(store.load(processor, 1).block(TIMEOUT)).isEqualTo(10L);
+        assertThat(store.load(processor, 2).block(TIMEOUT)).isEqualTo(30L);
+        assertThat(store.load(processor, 3).block(TIMEOUT)).isZero();
+        List<SegmentCheckpoint> rows = rows(processor);
+        assertThat(rows)
+                .extracting(SegmentCheckpoint::segment)
+                .containsExactly(new Segment(0, 4), new Segment(1, 4), new Segment(2, 4), new Segment(3, 4));
+        assertThat(rows).extracting(SegmentCheckpoint::position).containsExactly(0L, 10L, 30L, 0L);
+        assertThat(rows).extracting(SegmentCheckpoint::owner).containsExactly(null, "a", "b", null);
+        assertThat(store.processors().block(TIMEOUT)).contains(processor);
+
+        store.release(processor, 1, "a").block(TIMEOUT);
+        assertThat(store.claim(processor, 1, "b", LEASE).block(TIMEOUT))
+                .as("b after a released")
+                .isTrue();
+    }
+
+    @Test
+    void anotherSegmentCountIsRefusedNamingBoth() {
+        String processor = newProcessor();
+        store.segments(processor, 8).block(TIMEOUT);
+
+        StepVerifier.create(store.segments(processor, 4))
+                .expectErrorSatisfies(error -> assertThat(error)
+                        .isInstanceOf(IllegalStateException.class)
+                        .hasMessageContaining(processor)
+                        .hasMessageContaining("8")
+                        .hasMessageContaining("4"))
+                .verify(TIMEOUT);
+        assertThat(rows(processor)).hasSize(8);
+    }
+
+    @Test
+    void aProcessorThatSavedWithoutSegmentsIsSegmentZeroOfOne() {
+        String processor = newProcessor();
+        claim(processor, "a", LEASE);
+        save(processor, "a", 77);
+
+        StepVerifier.create(store.segments(processor, 2))
+                .expectErrorSatisfies(error -> assertThat(error)
+                        .isInstanceOf(IllegalStateException.class)
+                        .hasMessageContaining("2"))
+                .verify(TIMEOUT);
+        assertThat(store.segments(processor, 1).block(TIMEOUT)).isEqualTo(1);
+        assertThat(store.load(processor, 0).block(TIMEOUT)).isEqualTo(77L);
+    }
+
+    @Test
+    void aSegmentThatIsNotRecordedCannotBeClaimed() {
+        String processor = newProcessor();
+        store.segments(processor, 2).block(TIMEOUT);
+
+        StepVerifier.create(Mono.defer(() -> store.claim(processor, 2, "a", LEASE)))
+                .expectErrorSatisfies(error -> assertThat(error)
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining("no segment 2"))
+                .verify(TIMEOUT);
+        StepVerifier.create(store.segments(processor, 3))
+                .expectErrorSatisfies(error -> assertThat(error)
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining("3"))
+                .verify(TIMEOUT);
+    }
+
+    @Test
+    void heartbeatsCountTheLiveInstancesUntilTheyLeaveOrExpire() {
+        String processor = newProcessor();
+        assertThat(store.heartbeat(processor, "a", LEASE).block(TIMEOUT)).isEqualTo(1);
+        assertThat(store.heartbeat(processor, "b", LEASE).block(TIMEOUT)).isEqualTo(2);
+        assertThat(store.heartbeat(processor, "c", Duration.ofMillis(1)).block(TIMEOUT))
+                .isEqualTo(3);
+
+        Integer alive = Mono.defer(() -> store.heartbeat(processor, "a", LEASE))
+                .filter(count -> count == 2)
+                .repeatWhenEmpty(attempts -> attempts.delayElements(Duration.ofMillis(5)))
+                .block(TIMEOUT);
+        assertThat(alive).as("c's heartbeat expired").isEqualTo(2);
+
+        store.leave(processor, "b").block(TIMEOUT);
+        assertThat(store.heartbeat(processor, "a", LEASE).block(TIMEOUT)).isEqualTo(1);
+    }
+
+    @Test
+    void pausesAndSeekRequestsAreKeptForTheOwnerWhichDoesTheSeek() {
+        String processor = newProcessor();
+        store.segments(processor, 2).block(TIMEOUT);
+        store.claim(processor, 1, "a", LEASE).block(TIMEOUT);
+        store.save(processor, 1, "a", 500).block(TIMEOUT);
+
+        assertThat(store.pause(processor, 1, true).block(TIMEOUT)).isTrue();
+        assertThat(store.requestSeek(processor, 1, 0).block(TIMEOUT)).isTrue();
+        assertThat(store.pause(processor, 7, true).block(TIMEOUT))
+                .as("no segment 7")
+                .isFalse();
+        assertThat(store.requestSeek(newProcessor(), 0, 0).block(TIMEOUT))
+                .as("no processor")
+                .isFalse();
+        SegmentCheckpoint row = rows(processor).get(1);
+        assertThat(row.paused()).isTrue();
+        assertThat(row.requestedCheckpoint()).isZero();
+
+        assertThat(store.seek(processor, 1, "b", 0).block(TIMEOUT))
+                .as("not b's")
+                .isFalse();
+        assertThat(store.seek(processor, 1, "a", 0).block(TIMEOUT)).isTrue();
+
+        row = rows(processor).get(1);
+        assertThat(row.position()).isZero();
+        assertThat(row.requestedCheckpoint()).as("done").isNull();
+        assertThat(row.paused()).as("a seek does not resume").isTrue();
+        store.pause(processor, 1, false).block(TIMEOUT);
+        assertThat(rows(processor).get(1).paused()).isFalse();
+    }
+
+    @Test
+    void aSeekToAnotherCheckpointThanTheOneRequestedLeavesTheRequest() {
+        String processor = newProcessor();
+        store.segments(processor, 1).block(TIMEOUT);
+        claim(processor, "a", LEASE);
+        store.requestSeek(processor, 0, 40).block(TIMEOUT);
+
+        assertThat(store.seek(processor, 0, "a", 0).block(TIMEOUT)).isTrue();
+
+        assertThat(rows(processor).get(0).requestedCheckpoint()).isEqualTo(40L);
     }
 }

@@ -6,6 +6,7 @@ import dev.lanes.eventsourcing.CommandRefusal;
 import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.eventsourcing.PositionedStream;
 import dev.lanes.eventsourcing.RequestOutcome;
+import dev.lanes.eventsourcing.Segment;
 import dev.lanes.messaging.DomainEventStream;
 import java.util.Objects;
 import java.util.Set;
@@ -52,6 +53,12 @@ public abstract class ForwardingEventStore implements EventStore {
     @Override
     public Flux<PositionedStream> readAll(long fromPosition, int limit, Set<MaterializedNamedAggregate> types) {
         return delegate.readAll(fromPosition, limit, types);
+    }
+
+    @Override
+    public Flux<PositionedStream> readAll(
+            long fromPosition, int limit, Set<MaterializedNamedAggregate> types, Segment segment) {
+        return delegate.readAll(fromPosition, limit, types, segment);
     }
 
     @Override

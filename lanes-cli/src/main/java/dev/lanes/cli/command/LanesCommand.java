@@ -10,7 +10,13 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         version = "lanes 0.1.0-SNAPSHOT",
         description = "Per-aggregate ordered, concurrent dispatch: the bank demo and load scenarios, with a report.",
-        subcommands = {DemoCommand.class, BenchCommand.class, ParkedCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {
+            DemoCommand.class,
+            BenchCommand.class,
+            ParkedCommand.class,
+            ProcessorsCommand.class,
+            CommandLine.HelpCommand.class
+        })
 public final class LanesCommand {
 
     private LanesCommand() {}

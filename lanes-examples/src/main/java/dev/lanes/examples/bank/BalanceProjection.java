@@ -1,5 +1,6 @@
 package dev.lanes.examples.bank;
 
+import dev.lanes.eventsourcing.Segment;
 import dev.lanes.examples.bank.AccountEvent.AccountClosed;
 import dev.lanes.examples.bank.AccountEvent.AccountOpened;
 import dev.lanes.examples.bank.AccountEvent.Deposited;
@@ -49,6 +50,11 @@ public final class BalanceProjection {
             return new Row(current.owner(), current.balance() - withdrawn.amount(), version, false, gaps);
         }
         return new Row(current.owner(), 0, version, event instanceof AccountClosed, gaps);
+    }
+
+    /** Removes the rows of the segment's accounts: what a tracking processor's reset of that segment runs first. */
+    public Mono<Void> clear(Segment segment) {
+        return Mono.fromRunnable(() -> rows.keySet().removeIf(id -> segment.contains(Bank.account(id))));
     }
 
     public Map<String, Row> rows() {

@@ -13,7 +13,10 @@ import dev.lanes.examples.bank.AccountCommand.Deposit;
 import dev.lanes.examples.bank.AccountCommand.OpenAccount;
 import dev.lanes.examples.bank.BalanceProjection;
 import dev.lanes.examples.bank.Bank;
+import dev.lanes.processing.DeadLetterQueues;
+import dev.lanes.processing.TrackingOperations;
 import dev.lanes.processing.TrackingProcessor;
+import dev.lanes.processing.TrackingSettings;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -57,5 +60,52 @@ class ReadmeTrackingTest {
                             .satisfies(row -> assertThat(row.balance()).isEqualTo(150)));
         }
         assertThat(checkpoints.load(BalanceProjection.NAME).block()).isEqualTo(3L);
+    }
+
+    @Test
+    void aProjectionSplitIntoSegmentsAsTheGuideShowsCatchesUpAndResetsPerSegment() {
+        EventStore store = EventStores.inMemory();
+        CheckpointStore checkpoints = CheckpointStores.inMemory();
+        BalanceProjection balances = new BalanceProjection();
+        try (Lanes lanes = Lanes.builder()
+                .aggregate(Bank.definition())
+                .eventStore(store)
+                .trackingProcessor((events, parked) ->
+                        // --- docs/guide.md snippet (segments): from here
+                        TrackingProcessor.builder(balances.processor(), events, checkpoints)
+                                .settings(TrackingSettings.DEFAULT.withSegments(8)) // the same count on every instance
+                                .onSegmentReset(balances::clear) // rows of the segment's accounts
+                                .deadLetterQueue(parked)
+                                .build())
+                // --- docs/guide.md snippet (segments): to here
+                .build()
+                .start()) {
+            for (int account = 0; account < 20; account++) {
+                lanes.gateway()
+                        .send(Bank.account("acc-" + account), new OpenAccount("ada"), WaitStage.PROCESSED)
+                        .block();
+                lanes.gateway()
+                        .send(Bank.account("acc-" + account), new Deposit(10), WaitStage.PROCESSED)
+                        .block();
+            }
+            await().atMost(Duration.ofSeconds(30))
+                    .untilAsserted(() -> assertThat(balances.totalBalance()).isEqualTo(200));
+            assertThat(checkpoints.checkpoints(BalanceProjection.NAME).block()).hasSize(8);
+
+            TrackingOperations operations = TrackingOperations.of(checkpoints, store, DeadLetterQueues.inMemory());
+            assertThat(operations.reset(BalanceProjection.NAME, null).block()).hasSize(8);
+
+            await().atMost(Duration.ofSeconds(30))
+                    .untilAsserted(() -> assertThat(checkpoints
+                                    .checkpoints(BalanceProjection.NAME)
+                                    .block())
+                            .allSatisfy(
+                                    row -> assertThat(row.requestedCheckpoint()).isNull()));
+            await().atMost(Duration.ofSeconds(30))
+                    .untilAsserted(() -> assertThat(balances.totalBalance()).isEqualTo(200));
+            assertThat(balances.rows().values())
+                    .allSatisfy(
+                            row -> assertThat(row.gaps()).as("rebuilt in order").isZero());
+        }
     }
 }
