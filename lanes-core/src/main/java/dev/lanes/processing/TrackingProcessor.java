@@ -18,6 +18,7 @@ import dev.lanes.lifecycle.RuntimeContext;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.scheduler.AggregateSchedulerSupplier;
 import dev.lanes.scheduler.AggregateSchedulers;
+import dev.lanes.tracing.MessageTracing;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
@@ -128,9 +129,11 @@ public final class TrackingProcessor implements RuntimeComponent {
     private volatile long saved = -1;
     private volatile @Nullable Disposable loop;
     private volatile RuntimeContext context = RuntimeContext.standalone();
+    private final MessageTracing tracing;
 
     private TrackingProcessor(Builder builder, AggregateSchedulerSupplier schedulers) {
         this.processor = builder.processor;
+        this.tracing = builder.tracing;
         this.store = builder.store;
         this.checkpoints = builder.checkpoints;
         this.settings = builder.settings;
@@ -145,7 +148,7 @@ public final class TrackingProcessor implements RuntimeComponent {
                 DeadLetterSequencer.Storing.untilStored(name(), queue, settings.pollInterval(), timer),
                 builder.laneSettings.retryPolicy(),
                 Clock.systemUTC(),
-                processor::handleMessage,
+                message -> TracedHandling.handle(tracing, processor, message),
                 DeadLetterSequencer.noReplies(processor.name()),
                 (stream, error) -> {});
         Map<MaterializedNamedAggregate, BacklogRoute<MessageExchange<Object>>> byType = new HashMap<>();
@@ -573,6 +576,7 @@ public final class TrackingProcessor implements RuntimeComponent {
         private Duration retryPollInterval = CompositeEventDispatcher.DEFAULT_RETRY_REQUEST_POLL;
         private @Nullable Scheduler retryPollTimer;
         private DispatcherMetrics metrics = DispatcherMetrics.NONE;
+        private MessageTracing tracing = MessageTracing.NONE;
         private String owner = UUID.randomUUID().toString();
         private Scheduler timer = Schedulers.parallel();
         private Supplier<Mono<Void>> onReset = Mono::empty;
@@ -625,6 +629,17 @@ public final class TrackingProcessor implements RuntimeComponent {
         public Builder retryRequestPolling(Duration interval, Scheduler timer) {
             this.retryPollInterval = Require.positive(interval, "retryRequestPolling");
             this.retryPollTimer = Objects.requireNonNull(timer, "timer");
+            return this;
+        }
+
+        /**
+         * Traces the processor's handling of each stream it reads ({@link MessageTracing#handling}): the stored headers
+         * carry the trace of the command that appended it, so the handling continues that trace. {@link
+         * MessageTracing#NONE} unless set (a tracking processor registered with {@code Lanes.Builder#trackingProcessor}
+         * is traced only if built with this).
+         */
+        public Builder tracing(MessageTracing tracing) {
+            this.tracing = Objects.requireNonNull(tracing, "tracing");
             return this;
         }
 
