@@ -15,7 +15,9 @@ import java.util.Objects;
  *       saga's commands included. Its parent is the trace context in the command's {@code traceparent} header when it
  *       has one (a saga's command, a caller that set it), else the current context of the subscribing thread.
  *   <li>{@code process <aggregate type>} (CONSUMER): one attempt of the command in its aggregate's lane, child of the
- *       send; its children {@code load}, {@code decide}, {@code append} and {@code publish} (INTERNAL) time the steps.
+ *       send; its events {@code load}, {@code decide}, {@code append} and {@code publish} mark the end of each step
+ *       (each step starts where the one before ended, the first at the span's start): events, not spans, so that a
+ *       command costs two spans.
  *       Its context is stored and published with the command's events.
  *   <li>{@code process <processor>} (CONSUMER): one attempt of a processor (handler, projection, saga) on one event
  *       stream, child of the lane that appended it, whether the stream came over the bus, Kafka or the store; a saga's

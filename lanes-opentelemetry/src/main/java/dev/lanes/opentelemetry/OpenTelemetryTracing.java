@@ -12,6 +12,8 @@ import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
 import io.opentelemetry.context.Context;
+import java.util.Arrays;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -33,6 +35,11 @@ final class OpenTelemetryTracing implements MessageTracing {
     static final AttributeKey<String> CAUSATION_ID = AttributeKey.stringKey("lanes.causation_id");
     static final AttributeKey<String> PROCESSOR_KIND = AttributeKey.stringKey("lanes.processor.kind");
     static final AttributeKey<Long> VERSION = AttributeKey.longKey("lanes.aggregate.version");
+
+    /** The events that end a lane's steps: {@code load}, {@code decide}, {@code append}, {@code publish}. */
+    static final String[] STEP_NAMES = Arrays.stream(MessageTrace.Step.values())
+            .map(step -> step.name().toLowerCase(Locale.ROOT))
+            .toArray(String[]::new);
 
     private final Tracer tracer;
     private final SpanClock clock = new SpanClock();
@@ -66,9 +73,8 @@ final class OpenTelemetryTracing implements MessageTracing {
                 .setAttribute(CONVERSATION_ID, command.correlationId())
                 .setAttribute(COMMAND_TYPE, command.command().getClass().getSimpleName());
         aggregate(builder, command.aggregateId());
-        long start = clock.nanos();
         return new LaneTrace(
-                builder.setStartTimestamp(start, TimeUnit.NANOSECONDS).startSpan(), parent, start);
+                builder.setStartTimestamp(clock.nanos(), TimeUnit.NANOSECONDS).startSpan(), parent);
     }
 
     @Override
@@ -145,25 +151,15 @@ final class OpenTelemetryTracing implements MessageTracing {
         }
     }
 
-    /** A command's attempt in its lane: each step a child span from the end of the step before. */
+    /** A command's attempt in its lane: the end of each step an event on its span. */
     private final class LaneTrace extends SpanTrace {
-        private long stepStarted;
-
-        LaneTrace(Span span, Context parent, long started) {
+        LaneTrace(Span span, Context parent) {
             super(span, parent);
-            this.stepStarted = started;
         }
 
         @Override
-        public synchronized void step(Step step) {
-            long now = clock.nanos();
-            tracer.spanBuilder(step.name().toLowerCase(java.util.Locale.ROOT))
-                    .setSpanKind(SpanKind.INTERNAL)
-                    .setParent(context)
-                    .setStartTimestamp(stepStarted, TimeUnit.NANOSECONDS)
-                    .startSpan()
-                    .end(now, TimeUnit.NANOSECONDS);
-            stepStarted = now;
+        public void step(Step step) {
+            span.addEvent(STEP_NAMES[step.ordinal()], clock.nanos(), TimeUnit.NANOSECONDS);
         }
     }
 }

@@ -127,11 +127,11 @@ class KafkaTraceTest {
 
         send(sender, withdraw);
 
-        // send and debit lane (+4 steps), saga and projection of the debit, the saga's send, credit lane (+4 steps),
-        // saga and projection of the credit
+        // send and debit lane, saga and projection of the debit, the saga's send, credit lane, saga and projection of
+        // the credit
         Awaitility.await()
                 .atMost(TIMEOUT)
-                .untilAsserted(() -> assertThat(trace().names()).hasSize(16));
+                .untilAsserted(() -> assertThat(trace().names()).hasSize(8));
         TraceTree trace = trace();
         SpanData send = trace.root();
         assertThat(sender.spans()).as("the send is traced where it was sent").contains(send);

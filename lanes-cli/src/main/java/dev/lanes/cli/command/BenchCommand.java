@@ -10,6 +10,7 @@ import dev.lanes.cli.report.Report;
 import dev.lanes.cli.report.ReportOutput;
 import dev.lanes.cli.run.Progress;
 import dev.lanes.cli.run.StopRequest;
+import dev.lanes.cli.trace.DemoTracing;
 import dev.lanes.dispatch.LaneSettings;
 import dev.lanes.dispatch.LaneStrategy;
 import dev.lanes.dispatch.MessageParallelism;
@@ -160,6 +161,12 @@ final class BenchCommand implements Callable<Integer> {
     @Mixin
     BusOptions bus = new BusOptions();
 
+    @Option(
+            names = "--trace",
+            description = "Command scenario: trace every send, lane and processor with OpenTelemetry (every trace"
+                    + " sampled, spans batched to an exporter that drops them): what tracing costs.")
+    boolean trace;
+
     BenchCommand(StopRequest stop) {
         this.stop = stop;
     }
@@ -169,6 +176,10 @@ final class BenchCommand implements Callable<Integer> {
         report.validate(spec);
         store.validate(spec);
         bus.validate(spec);
+        if (trace && scenario != Scenario.COMMAND) {
+            throw new ParameterException(
+                    spec.commandLine(), "--trace needs --scenario command (the engine scenarios run no gateway)");
+        }
         if (bus.kind != BusOptions.Kind.MEMORY && scenario != Scenario.COMMAND) {
             throw new ParameterException(
                     spec.commandLine(),
@@ -208,7 +219,12 @@ final class BenchCommand implements Callable<Integer> {
                 stores,
                 buses,
                 EventFlow.DEFAULT);
-        return BankRun.run(settings, progress, stop);
+        if (!trace) {
+            return BankRun.run(settings, progress, stop);
+        }
+        try (DemoTracing tracing = DemoTracing.dropping()) {
+            return BankRun.run(settings, progress, stop, tracing.tracing());
+        }
     }
 
     private Report engine(Progress progress) {

@@ -31,14 +31,21 @@ public final class DemoTracing implements AutoCloseable {
     private final TransferRecorder recorder = new TransferRecorder(EVERY, KEEP);
     private final MessageTracing tracing;
     private final @Nullable URI endpoint;
+    private final boolean dropping;
 
-    private DemoTracing(@Nullable URI endpoint) {
+    private DemoTracing(@Nullable URI endpoint, boolean dropping) {
         this.endpoint = endpoint;
+        this.dropping = dropping;
         SdkTracerProviderBuilder builder = SdkTracerProvider.builder()
                 .setSampler(Sampler.alwaysOn())
                 .setResource(Resource.getDefault()
-                        .merge(Resource.create(Attributes.of(AttributeKey.stringKey("service.name"), "lanes-demo"))))
-                .addSpanProcessor(recorder);
+                        .merge(Resource.create(Attributes.of(AttributeKey.stringKey("service.name"), "lanes-demo"))));
+        if (dropping) {
+            builder.addSpanProcessor(
+                    BatchSpanProcessor.builder(new DroppingExporter()).build());
+        } else {
+            builder.addSpanProcessor(recorder);
+        }
         if (endpoint != null) {
             builder.addSpanProcessor(BatchSpanProcessor.builder(OtlpHttpSpanExporter.builder()
                             .setEndpoint(endpoint.toString())
@@ -57,7 +64,15 @@ public final class DemoTracing implements AutoCloseable {
      *     in this process only
      */
     public static DemoTracing start(@Nullable URI endpoint) {
-        return new DemoTracing(endpoint);
+        return new DemoTracing(endpoint, false);
+    }
+
+    /**
+     * Tracing whose spans are all recorded (every trace sampled) and batched to an exporter that drops them: the cost of
+     * tracing to the traced service, for {@code lanes bench --trace}. Draws no waterfall.
+     */
+    public static DemoTracing dropping() {
+        return new DemoTracing(null, true);
     }
 
     /** What to give {@code Lanes.Builder#tracing}. */
@@ -67,7 +82,7 @@ public final class DemoTracing implements AutoCloseable {
 
     /** One traced transfer of the run, or null if none was traced in full. */
     public @Nullable Waterfall waterfall() {
-        return recorder.waterfall();
+        return dropping ? null : recorder.waterfall();
     }
 
     /** One line for the report's setup: what is traced and where the spans go. */

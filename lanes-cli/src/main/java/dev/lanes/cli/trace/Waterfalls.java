@@ -2,6 +2,7 @@ package dev.lanes.cli.trace;
 
 import dev.lanes.cli.report.Waterfall;
 import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.sdk.trace.data.EventData;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -11,9 +12,10 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Lays one trace's spans out as a {@link Waterfall}: depth first from the root, children by start time, and before
- * each processor's handling of a stream an event-bus row from the start of the lane's {@code publish} step to the
- * handling's start (what the stream spent on the bus and in the processor's queue).
+ * Lays one trace's spans out as a {@link Waterfall}: depth first from the root, children by start time; under each
+ * lane its steps (from the events that mark where each ended); before each processor's handling of a stream an
+ * event-bus row from the start of the lane's {@code publish} step to the handling's start (what the stream spent on
+ * the bus and in the processor's queue).
  */
 final class Waterfalls {
     private Waterfalls() {}
@@ -50,17 +52,18 @@ final class Waterfalls {
             List<Waterfall.Row> rows) {
         Waterfall.Kind kind = kind(span);
         if (kind == Waterfall.Kind.HANDLING && parent != null) {
-            SpanData publish = children.getOrDefault(parent.getSpanId(), List.of()).stream()
-                    .filter(step -> step.getName().equals("publish"))
+            // the publish step starts where the append step ended
+            EventData appended = parent.getEvents().stream()
+                    .filter(step -> step.getName().equals("append"))
                     .findFirst()
                     .orElse(null);
-            if (publish != null && publish.getStartEpochNanos() <= span.getStartEpochNanos()) {
+            if (appended != null && appended.getEpochNanos() <= span.getStartEpochNanos()) {
                 rows.add(new Waterfall.Row(
                         "event bus to " + span.getAttributes().get(TransferRecorder.CONSUMER_GROUP),
                         Waterfall.Kind.BUS,
                         depth,
-                        Math.max(0, publish.getStartEpochNanos() - origin),
-                        span.getStartEpochNanos() - publish.getStartEpochNanos()));
+                        Math.max(0, appended.getEpochNanos() - origin),
+                        span.getStartEpochNanos() - appended.getEpochNanos()));
             }
         }
         rows.add(new Waterfall.Row(
@@ -69,6 +72,18 @@ final class Waterfalls {
                 depth,
                 Math.max(0, span.getStartEpochNanos() - origin),
                 Math.max(0, span.getEndEpochNanos() - span.getStartEpochNanos())));
+        if (kind == Waterfall.Kind.LANE) { // its steps: events that mark where each ended
+            long stepStart = span.getStartEpochNanos();
+            for (EventData step : span.getEvents()) {
+                rows.add(new Waterfall.Row(
+                        step.getName(),
+                        Waterfall.Kind.STEP,
+                        depth + 1,
+                        Math.max(0, stepStart - origin),
+                        Math.max(0, step.getEpochNanos() - stepStart)));
+                stepStart = step.getEpochNanos();
+            }
+        }
         for (SpanData child : children.getOrDefault(span.getSpanId(), List.of())) {
             add(child, span, depth + 1, origin, children, rows);
         }
