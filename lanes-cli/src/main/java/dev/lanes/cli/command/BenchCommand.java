@@ -167,6 +167,15 @@ final class BenchCommand implements Callable<Integer> {
                     + " sampled, spans batched to an exporter that drops them): what tracing costs.")
     boolean trace;
 
+    @Option(
+            names = "--trace-sample",
+            converter = Converters.Fraction.class,
+            paramLabel = "RATIO",
+            description = "With --trace: sample this share of the traces (parent-based, by trace id), e.g. 0.01;"
+                    + " every trace unless set.")
+    @Nullable
+    Double traceSample;
+
     BenchCommand(StopRequest stop) {
         this.stop = stop;
     }
@@ -176,6 +185,9 @@ final class BenchCommand implements Callable<Integer> {
         report.validate(spec);
         store.validate(spec);
         bus.validate(spec);
+        if (traceSample != null && !trace) {
+            throw new ParameterException(spec.commandLine(), "--trace-sample needs --trace");
+        }
         if (trace && scenario != Scenario.COMMAND) {
             throw new ParameterException(
                     spec.commandLine(), "--trace needs --scenario command (the engine scenarios run no gateway)");
@@ -222,7 +234,8 @@ final class BenchCommand implements Callable<Integer> {
         if (!trace) {
             return BankRun.run(settings, progress, stop);
         }
-        try (DemoTracing tracing = DemoTracing.dropping()) {
+        Double sample = traceSample;
+        try (DemoTracing tracing = DemoTracing.dropping(sample == null ? 1.0 : sample)) {
             return BankRun.run(settings, progress, stop, tracing.tracing());
         }
     }

@@ -33,11 +33,11 @@ public final class DemoTracing implements AutoCloseable {
     private final @Nullable URI endpoint;
     private final boolean dropping;
 
-    private DemoTracing(@Nullable URI endpoint, boolean dropping) {
+    private DemoTracing(@Nullable URI endpoint, boolean dropping, double sample) {
         this.endpoint = endpoint;
         this.dropping = dropping;
         SdkTracerProviderBuilder builder = SdkTracerProvider.builder()
-                .setSampler(Sampler.alwaysOn())
+                .setSampler(sample >= 1.0 ? Sampler.alwaysOn() : Sampler.parentBased(Sampler.traceIdRatioBased(sample)))
                 .setResource(Resource.getDefault()
                         .merge(Resource.create(Attributes.of(AttributeKey.stringKey("service.name"), "lanes-demo"))));
         if (dropping) {
@@ -64,15 +64,21 @@ public final class DemoTracing implements AutoCloseable {
      *     in this process only
      */
     public static DemoTracing start(@Nullable URI endpoint) {
-        return new DemoTracing(endpoint, false);
+        return new DemoTracing(endpoint, false, 1.0);
     }
 
     /**
-     * Tracing whose spans are all recorded (every trace sampled) and batched to an exporter that drops them: the cost of
-     * tracing to the traced service, for {@code lanes bench --trace}. Draws no waterfall.
+     * Tracing whose sampled spans are recorded and batched to an exporter that drops them: the cost of tracing to the
+     * traced service, for {@code lanes bench --trace}. Draws no waterfall.
+     *
+     * @param sample the share of traces sampled (parent-based, by trace id); 1.0 samples every trace
+     * @throws IllegalArgumentException naming the value if it is not in (0, 1]
      */
-    public static DemoTracing dropping() {
-        return new DemoTracing(null, true);
+    public static DemoTracing dropping(double sample) {
+        if (!(sample > 0 && sample <= 1)) {
+            throw new IllegalArgumentException("the sampled share of traces must be in (0, 1]: " + sample);
+        }
+        return new DemoTracing(null, true, sample);
     }
 
     /** What to give {@code Lanes.Builder#tracing}. */
