@@ -3,6 +3,7 @@ package dev.lanes.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.lanes.kafka.TestKafka;
 import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -59,6 +60,45 @@ class DemoTraceTest {
                         "projection: BalanceProjection of bank.account/")
                 .contains("class=\"wf-bar wf-SEND\"", "class=\"wf-bar wf-BUS\"", "class=\"wf-bar wf-HANDLING\"")
                 .doesNotContain("<script");
+    }
+
+    @Test
+    void overKafkaThePublicationIsAHopOfItsOwn(@TempDir Path dir) throws Exception {
+        Path html = dir.resolve("kafka.html");
+
+        Cli.Result result = Cli.run(
+                "demo",
+                "--bus",
+                "kafka",
+                "--bootstrap-servers",
+                TestKafka.bootstrapServers(),
+                "--instances",
+                "2",
+                "--partitions",
+                "4",
+                "--accounts",
+                "20",
+                "--clients",
+                "8",
+                "--commands",
+                "2000",
+                "-q",
+                "--trace",
+                "--html",
+                html.toString());
+
+        assertThat(result.exitCode()).as(result.out() + result.err()).isZero();
+        assertThat(Files.readString(html, StandardCharsets.UTF_8))
+                .containsSubsequence(
+                        "gateway: send Withdraw to bank.account/",
+                        "debit lane: Withdraw on bank.account/",
+                        "bus: publish of bank.account/",
+                        "to kafka",
+                        "event bus to TransferSaga",
+                        "saga: TransferSaga of bank.account/",
+                        "saga: send Deposit to bank.account/",
+                        "credit lane: Deposit on bank.account/",
+                        "bus: publish of bank.account/");
     }
 
     @Test

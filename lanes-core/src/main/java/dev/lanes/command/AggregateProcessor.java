@@ -21,6 +21,7 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Exceptions;
@@ -52,6 +53,9 @@ final class AggregateProcessor<S> {
     private final DomainEventBus eventBus;
     private final List<HandlerInterceptor> interceptors;
     private final MessageTracing tracing;
+    /** The bus's messaging system when it is not the in-process bus (a publication is then traced), else null. */
+    private final @Nullable String remoteBus;
+
     private final CommandResults results;
     private final StateCache<S> cache;
     /** Commands (message ids) whose last append failed without saying whether it committed; held until they end. */
@@ -72,6 +76,8 @@ final class AggregateProcessor<S> {
         this.eventStore = eventStore;
         this.loader = new AggregateLoader<>(definition, eventStore, snapshotStore);
         this.eventBus = eventBus;
+        String system = eventBus.messagingSystem();
+        this.remoteBus = system.equals("lanes") ? null : system;
         this.results = results;
         this.cache = new StateCache<>(cacheCapacity);
     }
@@ -248,7 +254,15 @@ final class AggregateProcessor<S> {
             MessageTrace trace) {
         progress.stored(next.version(), events);
         cache.put(next);
-        Mono<Void> publishing = eventBus.publish(stream);
+        String system = remoteBus;
+        MessageTrace producing =
+                trace == MessageTrace.NONE || system == null ? MessageTrace.NONE : tracing.publish(stream, system);
+        Mono<Void> publishing = producing == MessageTrace.NONE
+                ? eventBus.publish(stream)
+                : eventBus.publish(TracedCommandGateway.carrying(stream, producing))
+                        .doOnSuccess(done -> producing.end(null))
+                        .doOnError(producing::end)
+                        .doOnCancel(() -> producing.end(new CancellationException("the lane cancelled " + stream)));
         if (publishing instanceof Callable<?> now) {
             Throwable failed = Immediate.run(now);
             if (failed != null) {

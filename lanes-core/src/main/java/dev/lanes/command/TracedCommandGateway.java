@@ -1,6 +1,7 @@
 package dev.lanes.command;
 
 import dev.lanes.messaging.CommandMessage;
+import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.tracing.MessageTrace;
 import dev.lanes.tracing.MessageTracing;
 import java.time.Duration;
@@ -55,6 +56,19 @@ final class TracedCommandGateway implements CommandGateway {
                 command.command(),
                 command.createdAt(),
                 trace.headers(command.headers()));
+    }
+
+    /** {@code stream} with the trace's headers: the same stream otherwise. */
+    static DomainEventStream carrying(DomainEventStream stream, MessageTrace trace) {
+        return new DomainEventStream(
+                stream.id(),
+                stream.aggregateId(),
+                stream.version(),
+                stream.requestId(),
+                stream.commandId(),
+                stream.events(),
+                stream.createdAt(),
+                trace.headers(stream.headers()));
     }
 
     private static Mono<CommandResult> traced(MessageTrace trace, Mono<CommandResult> sending) {

@@ -77,4 +77,16 @@ public interface MessageTracing {
      * @param kind the processor's kind, lower case ({@code projection}, {@code saga}, ...)
      */
     MessageTrace handling(String processor, String kind, DomainEventStream stream);
+
+    /**
+     * A lane publishes {@code stream} on a bus outside the process ({@code system}: {@code kafka}): the produce hop,
+     * from the hand-over to the bus's acknowledgement; the bus carries the stream with the headers of this trace, so
+     * the processors that take it from the bus continue it. Not called for the in-process bus. Traces nothing unless
+     * implemented.
+     *
+     * @param system the bus's {@code messaging.system}
+     */
+    default MessageTrace publish(DomainEventStream stream, String system) {
+        return MessageTrace.NONE;
+    }
 }

@@ -19,6 +19,9 @@ import java.util.Objects;
  *       (each step starts where the one before ended, the first at the span's start): events, not spans, so that a
  *       command costs two spans.
  *       Its context is stored and published with the command's events.
+ *   <li>{@code publish <aggregate type>} (PRODUCER, {@code messaging.system} {@code kafka}): on a bus outside the
+ *       process, the lane's publication of the events until the bus acknowledged it, child of the lane; the
+ *       processors that take the events from the bus are its children.
  *   <li>{@code process <processor>} (CONSUMER): one attempt of a processor (handler, projection, saga) on one event
  *       stream, child of the lane that appended it, whether the stream came over the bus, Kafka or the store; a saga's
  *       commands are sent as its children.

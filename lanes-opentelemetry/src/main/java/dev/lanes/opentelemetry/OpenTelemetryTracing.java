@@ -92,6 +92,24 @@ final class OpenTelemetryTracing implements MessageTracing {
                 builder.setStartTimestamp(clock.nanos(), TimeUnit.NANOSECONDS).startSpan(), parent);
     }
 
+    @Override
+    public MessageTrace publish(DomainEventStream stream, String system) {
+        Context parent = parent(stream.headers(), Context.root());
+        SpanBuilder builder = tracer.spanBuilder(
+                        "publish " + stream.aggregateId().namedAggregate())
+                .setSpanKind(SpanKind.PRODUCER)
+                .setParent(parent)
+                .setAttribute(MESSAGING_SYSTEM, system)
+                .setAttribute(OPERATION_TYPE, "send")
+                .setAttribute(OPERATION_NAME, "publish")
+                .setAttribute(MESSAGE_ID, stream.id())
+                .setAttribute(CONVERSATION_ID, stream.correlationId())
+                .setAttribute(VERSION, (long) stream.version());
+        aggregate(builder, stream.aggregateId());
+        return new SpanTrace(
+                builder.setStartTimestamp(clock.nanos(), TimeUnit.NANOSECONDS).startSpan(), parent);
+    }
+
     private SpanBuilder span(String name, SpanKind kind, Context parent, String operation) {
         return tracer.spanBuilder(name)
                 .setSpanKind(kind)

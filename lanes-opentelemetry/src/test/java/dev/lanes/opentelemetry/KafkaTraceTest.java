@@ -39,7 +39,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Across two instances over Kafka (the in-process broker), each with a tracer provider of its own: a transfer sent on
  * one instance, whose saga and projection run only on the other, is one trace whose parents cross the instances
- * through the trace context in the Kafka records' headers.
+ * through the trace context in the Kafka records; each publication to Kafka is a produce span between the lane and
+ * the processors.
  */
 class KafkaTraceTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
@@ -127,17 +128,21 @@ class KafkaTraceTest {
 
         send(sender, withdraw);
 
-        // send and debit lane, saga and projection of the debit, the saga's send, credit lane, saga and projection of
-        // the credit
+        // send, debit lane, its publication to Kafka, saga and projection of the debit; the saga's send, credit lane,
+        // its
+        // publication, saga and projection of the credit
         Awaitility.await()
                 .atMost(TIMEOUT)
-                .untilAsserted(() -> assertThat(trace().names()).hasSize(8));
+                .untilAsserted(() -> assertThat(trace().names()).hasSize(10));
         TraceTree trace = trace();
         SpanData send = trace.root();
         assertThat(sender.spans()).as("the send is traced where it was sent").contains(send);
         SpanData debit = trace.child(send, "process bank.account", SpanKind.CONSUMER);
-        SpanData saga = trace.child(debit, "process " + TransferSaga.NAME, SpanKind.CONSUMER);
-        trace.child(debit, "process " + BalanceProjection.NAME, SpanKind.CONSUMER);
+        SpanData produced = trace.child(debit, "publish bank.account", SpanKind.PRODUCER);
+        assertThat(attribute(produced, "messaging.system")).isEqualTo("kafka");
+        assertThat(attribute(produced, "messaging.operation.type")).isEqualTo("send");
+        SpanData saga = trace.child(produced, "process " + TransferSaga.NAME, SpanKind.CONSUMER);
+        trace.child(produced, "process " + BalanceProjection.NAME, SpanKind.CONSUMER);
         assertThat(handler.spans())
                 .as("the saga runs on the other instance only")
                 .contains(saga);
@@ -145,12 +150,15 @@ class KafkaTraceTest {
         assertThat(attribute(sagaSend, "lanes.command.type")).isEqualTo("Deposit");
         SpanData credit = trace.child(sagaSend, "process bank.account", SpanKind.CONSUMER);
         assertThat(attribute(credit, "lanes.aggregate.id")).isEqualTo(to.id());
-        trace.child(credit, "process " + BalanceProjection.NAME, SpanKind.CONSUMER);
-        trace.child(credit, "process " + TransferSaga.NAME, SpanKind.CONSUMER);
+        SpanData credited = trace.child(credit, "publish bank.account", SpanKind.PRODUCER);
+        trace.child(credited, "process " + BalanceProjection.NAME, SpanKind.CONSUMER);
+        trace.child(credited, "process " + TransferSaga.NAME, SpanKind.CONSUMER);
 
-        DomainEventStream credited = Objects.requireNonNull(store.load(to, 2).blockFirst(TIMEOUT), "credit stream");
-        assertThat(credited.correlationId()).isEqualTo(withdraw.messageId());
-        assertThat(credited.headers().get(MessageTracing.TRACEPARENT)).contains(credit.getSpanId());
+        DomainEventStream stored = Objects.requireNonNull(store.load(to, 2).blockFirst(TIMEOUT), "credit stream");
+        assertThat(stored.correlationId()).isEqualTo(withdraw.messageId());
+        assertThat(stored.headers().get(MessageTracing.TRACEPARENT))
+                .as("the store keeps the lane's context, the Kafka record carries the publication's")
+                .contains(credit.getSpanId());
     }
 
     private TraceTree trace() {

@@ -31,6 +31,7 @@ final class TransferRecorder implements SpanProcessor {
     static final AttributeKey<String> AGGREGATE_ID = AttributeKey.stringKey("lanes.aggregate.id");
     static final AttributeKey<String> CONSUMER_GROUP = AttributeKey.stringKey("messaging.consumer.group.name");
     static final AttributeKey<String> PROCESSOR_KIND = AttributeKey.stringKey("lanes.processor.kind");
+    static final AttributeKey<String> MESSAGING_SYSTEM = AttributeKey.stringKey("messaging.system");
 
     private final int every;
     private final int keep;
@@ -128,6 +129,10 @@ final class TransferRecorder implements SpanProcessor {
         String aggregate = Objects.toString(span.getAttributes().get(AGGREGATE_TYPE), "?") + "/"
                 + Objects.toString(span.getAttributes().get(AGGREGATE_ID), "?");
         String group = span.getAttributes().get(CONSUMER_GROUP);
+        if (span.getKind() == SpanKind.PRODUCER && span.getName().startsWith("publish ")) {
+            return "bus: publish of " + aggregate + " to "
+                    + span.getAttributes().get(MESSAGING_SYSTEM);
+        }
         if (span.getKind() == SpanKind.PRODUCER) {
             return (span.getParentSpanContext().isValid() ? "saga: send " : "gateway: send ") + type + " to "
                     + aggregate;

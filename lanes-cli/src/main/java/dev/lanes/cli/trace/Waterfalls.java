@@ -52,18 +52,22 @@ final class Waterfalls {
             List<Waterfall.Row> rows) {
         Waterfall.Kind kind = kind(span);
         if (kind == Waterfall.Kind.HANDLING && parent != null) {
-            // the publish step starts where the append step ended
-            EventData appended = parent.getEvents().stream()
-                    .filter(step -> step.getName().equals("append"))
-                    .findFirst()
-                    .orElse(null);
-            if (appended != null && appended.getEpochNanos() <= span.getStartEpochNanos()) {
+            // from the publication's start: the publish step starts where the append step ended; over Kafka, the
+            // publication is a span of its own
+            Long published = parent.getKind() == SpanKind.PRODUCER
+                    ? Long.valueOf(parent.getStartEpochNanos())
+                    : parent.getEvents().stream()
+                            .filter(step -> step.getName().equals("append"))
+                            .map(EventData::getEpochNanos)
+                            .findFirst()
+                            .orElse(null);
+            if (published != null && published <= span.getStartEpochNanos()) {
                 rows.add(new Waterfall.Row(
                         "event bus to " + span.getAttributes().get(TransferRecorder.CONSUMER_GROUP),
                         Waterfall.Kind.BUS,
                         depth,
-                        Math.max(0, appended.getEpochNanos() - origin),
-                        span.getStartEpochNanos() - appended.getEpochNanos()));
+                        Math.max(0, published - origin),
+                        span.getStartEpochNanos() - published));
             }
         }
         rows.add(new Waterfall.Row(
