@@ -36,6 +36,7 @@ import dev.lanes.runtime.LanesRuntime;
 import dev.lanes.runtime.ShutdownReport;
 import dev.lanes.scheduler.AggregateSchedulerSupplier;
 import dev.lanes.scheduler.AggregateSchedulers;
+import dev.lanes.tracing.MessageTracing;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -256,6 +257,7 @@ public final class Lanes implements GracefullyStoppable {
         private Function<String, AggregateSchedulerSupplier> schedulers = AggregateSchedulers::perType;
         private int sharedWorkers; // 0: each dispatcher its own supplier, from schedulers
         private DispatcherMetrics metrics = DispatcherMetrics.NONE;
+        private MessageTracing tracing = MessageTracing.NONE;
         private @Nullable ParkingLot commandParkingLot;
         private @Nullable ParkingLot eventParkingLot;
         private @Nullable DeadLetterQueue deadLetterQueue;
@@ -470,6 +472,19 @@ public final class Lanes implements GracefullyStoppable {
             return this;
         }
 
+        /**
+         * Traces every send through the gateway (a saga's commands included), every command's attempt in its lane (load,
+         * decide, append, publish) and every bus-fed processor's handling of a stream, linked through the trace
+         * headers the messages carry ({@link MessageTracing}); {@link MessageTracing#NONE} (nothing traced, no header
+         * added) unless set. The {@code lanes-opentelemetry} module binds it: {@code
+         * tracing(LanesTracing.of(openTelemetry))}. A tracking processor is traced when built with {@code
+         * TrackingProcessor.Builder#tracing}.
+         */
+        public Builder tracing(MessageTracing tracing) {
+            this.tracing = Objects.requireNonNull(tracing, "tracing");
+            return this;
+        }
+
         /** Where every dispatcher records its metrics; {@link DispatcherMetrics#NONE} unless set. */
         public Builder metrics(DispatcherMetrics metrics) {
             this.metrics = Objects.requireNonNull(metrics, "metrics");
@@ -572,7 +587,8 @@ public final class Lanes implements GracefullyStoppable {
             EventStore store = eventStore != null ? eventStore : EventStores.inMemory();
             CommandBus commandBus = makeCommandBus(results);
             DomainEventBus bus = eventBus != null ? eventBus : DomainEventBuses.inMemory();
-            CommandGateway gateway = CommandGateways.create(commandBus, store, results, dispatchInterceptors);
+            CommandGateway gateway = CommandGateways.traced(
+                    CommandGateways.create(commandBus, store, results, dispatchInterceptors), tracing);
             List<EventProcessor> made = processors(gateway, eventBus == null);
             DeadLetterQueue queue = deadLetterQueue != null ? deadLetterQueue : DeadLetterQueues.inMemory();
             if (store.durable() && !queue.durable()) {
@@ -736,6 +752,7 @@ public final class Lanes implements GracefullyStoppable {
                     .snapshotStore(snapshotStore)
                     .settings(commandSettings)
                     .metrics(metrics)
+                    .tracing(tracing)
                     .parkingLot(commandParkingLot != null ? commandParkingLot : ParkingLots.inMemory())
                     .schedulers(owned);
             aggregates.values().forEach(builder::register);
@@ -753,6 +770,7 @@ public final class Lanes implements GracefullyStoppable {
                     .commandResults(results)
                     .settings(eventSettings)
                     .metrics(metrics)
+                    .tracing(tracing)
                     .parkingLot(eventParkingLot != null ? eventParkingLot : ParkingLots.inMemory())
                     .deadLetterQueue(queue)
                     .schedulers(owned);

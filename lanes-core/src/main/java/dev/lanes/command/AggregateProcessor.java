@@ -16,12 +16,16 @@ import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.modeling.AggregateDefinition;
 import dev.lanes.modeling.AggregateState;
 import dev.lanes.modeling.CommandRejectedException;
+import dev.lanes.tracing.MessageTrace;
+import dev.lanes.tracing.MessageTracing;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Exceptions;
@@ -53,6 +57,10 @@ final class AggregateProcessor<S> {
     private final AggregateLoader<S> loader;
     private final DomainEventBus eventBus;
     private final List<HandlerInterceptor> interceptors;
+    private final MessageTracing tracing;
+    /** The bus's messaging system when it is not the in-process bus (a publication is then traced), else null. */
+    private final @Nullable String remoteBus;
+
     private final CommandResults results;
     private final StateCache<S> cache;
     /** Commands (message ids) whose last append failed without saying whether it committed; held until they end. */
@@ -65,12 +73,16 @@ final class AggregateProcessor<S> {
             DomainEventBus eventBus,
             CommandResults results,
             int cacheCapacity,
-            List<HandlerInterceptor> interceptors) {
+            List<HandlerInterceptor> interceptors,
+            MessageTracing tracing) {
         this.interceptors = List.copyOf(interceptors);
+        this.tracing = tracing;
         this.definition = definition;
         this.eventStore = eventStore;
         this.loader = new AggregateLoader<>(definition, eventStore, snapshotStore);
         this.eventBus = eventBus;
+        String system = eventBus.messagingSystem();
+        this.remoteBus = system.equals("lanes") ? null : system;
         this.results = results;
         this.cache = new StateCache<>(cacheCapacity);
     }
@@ -78,15 +90,22 @@ final class AggregateProcessor<S> {
     Mono<Void> handle(MessageExchange<CommandMessage> exchange) {
         CommandMessage command = exchange.message();
         CommandProgress progress = results.handling(command);
+        MessageTrace trace = tracing == MessageTracing.NONE ? MessageTrace.NONE : tracing.command(command);
         Mono<Void> handling = exchange.mayBeRedelivered() || unknownAppends.contains(command.messageId())
                 ? storedBefore(command, progress)
-                        .switchIfEmpty(
-                                Mono.defer(() -> decide(command, progress).thenReturn(true)))
+                        .switchIfEmpty(Mono.defer(
+                                () -> decide(command, progress, trace).thenReturn(true)))
                         .then()
-                : decide(command, progress);
+                : decide(command, progress, trace);
         if (handling == Mono.<Void>empty()) {
+            trace.end(null);
             forget(command); // every step answered at once and the command ended: nothing to subscribe
             return handling;
+        }
+        if (trace != MessageTrace.NONE) {
+            handling = handling.doOnSuccess(done -> trace.end(null))
+                    .doOnError(error -> trace.end(error instanceof CommandFailed failed ? failed.handlerError : error))
+                    .doOnCancel(() -> trace.end(new CancellationException("the lane cancelled " + command)));
         }
         return handling.doOnSuccess(done -> forget(command))
                 .onErrorResume(CommandFailed.class, failed -> {
@@ -143,17 +162,26 @@ final class AggregateProcessor<S> {
      * nothing is assembled or subscribed for it. The outcomes are the same either way.
      */
 
-    private Mono<Void> decide(CommandMessage command, CommandProgress progress) {
+    private Mono<Void> decide(CommandMessage command, CommandProgress progress, MessageTrace trace) {
         AggregateState<S> cached = cache.get(command.aggregateId());
-        return cached != null
-                ? decide(cached, command, progress)
-                : loader.load(command.aggregateId()).flatMap(state -> decide(state, command, progress));
+        if (cached != null) {
+            trace.step(MessageTrace.Step.LOAD);
+            return decide(cached, command, progress, trace);
+        }
+        return loader.load(command.aggregateId()).flatMap(state -> {
+            trace.step(MessageTrace.Step.LOAD);
+            return decide(state, command, progress, trace);
+        });
     }
 
-    private Mono<Void> decide(AggregateState<S> state, CommandMessage command, CommandProgress progress) {
+    private Mono<Void> decide(
+            AggregateState<S> state, CommandMessage command, CommandProgress progress, MessageTrace trace) {
         Mono<List<Object>> decided = intercepted(state, command, definition.decide(state.state(), command.command()));
         if (!(decided instanceof Callable<?> ready)) {
-            return decided.onErrorMap(CommandFailed::new).flatMap(events -> decided(state, command, events, progress));
+            return decided.onErrorMap(CommandFailed::new).flatMap(events -> {
+                trace.step(MessageTrace.Step.DECIDE);
+                return decided(state, command, events, progress, trace);
+            });
         }
         List<Object> events;
         try {
@@ -164,7 +192,8 @@ final class AggregateProcessor<S> {
             Exceptions.throwIfJvmFatal(handlerError);
             return Mono.error(new CommandFailed(Exceptions.unwrap(handlerError)));
         }
-        return decided(state, command, events, progress);
+        trace.step(MessageTrace.Step.DECIDE);
+        return decided(state, command, events, progress, trace);
     }
 
     /** The handler within the interceptors, the first registered outermost; what one throws fails the command. */
@@ -180,17 +209,25 @@ final class AggregateProcessor<S> {
     }
 
     private Mono<Void> decided(
-            AggregateState<S> state, CommandMessage command, List<Object> decided, CommandProgress progress) {
+            AggregateState<S> state,
+            CommandMessage command,
+            List<Object> decided,
+            CommandProgress progress,
+            MessageTrace trace) {
         if (decided.isEmpty()) {
             results.processed(command, 0, List.of());
             return Mono.empty();
         }
         // one immutable copy (none if immutable already): the stream, the state and every answer share it
-        return append(state, command, List.copyOf(decided), progress);
+        return append(state, command, List.copyOf(decided), progress, trace);
     }
 
     private Mono<Void> append(
-            AggregateState<S> state, CommandMessage command, List<Object> events, CommandProgress progress) {
+            AggregateState<S> state,
+            CommandMessage command,
+            List<Object> events,
+            CommandProgress progress,
+            MessageTrace trace) {
         AggregateState<S> next;
         try {
             next = definition.evolve(state, state.nextVersion(), events);
@@ -201,17 +238,27 @@ final class AggregateProcessor<S> {
             log.debug("{} not appended: its sender was told it was stopped before its append", command);
             return Mono.empty();
         }
-        DomainEventStream stream = DomainEventStream.of(command, state.nextVersion(), events);
+        // traced, the events carry the lane's trace context: what handles them (here, or after the bus or the store)
+        // continues this trace
+        DomainEventStream stream = DomainEventStream.of(
+                trace == MessageTrace.NONE ? command : TracedCommandGateway.carrying(command, trace),
+                state.nextVersion(),
+                events);
         Mono<Void> appending = eventStore.append(stream);
         if (appending instanceof Callable<?> now) {
             Throwable refused = Immediate.run(now);
-            return refused == null
-                    ? appended(command, progress, stream, next, events)
-                    : notAppended(command, progress, refused);
+            if (refused == null) {
+                trace.step(MessageTrace.Step.APPEND);
+                return appended(command, progress, stream, next, events, trace);
+            }
+            return notAppended(command, progress, refused);
         }
         return appending
                 .doOnError(error -> appendFailed(command, progress, error))
-                .then(Mono.defer(() -> appended(command, progress, stream, next, events)))
+                .then(Mono.defer(() -> {
+                    trace.step(MessageTrace.Step.APPEND);
+                    return appended(command, progress, stream, next, events, trace);
+                }))
                 .onErrorResume(
                         DuplicateRequestIdException.class, duplicate -> answerStored(command, progress, duplicate));
     }
@@ -237,20 +284,32 @@ final class AggregateProcessor<S> {
             CommandProgress progress,
             DomainEventStream stream,
             AggregateState<S> next,
-            List<Object> events) {
+            List<Object> events,
+            MessageTrace trace) {
         progress.stored(next.version(), events);
         cache.put(next);
-        Mono<Void> publishing = eventBus.publish(stream);
+        String system = remoteBus;
+        MessageTrace producing =
+                trace == MessageTrace.NONE || system == null ? MessageTrace.NONE : tracing.publish(stream, system);
+        Mono<Void> publishing = producing == MessageTrace.NONE
+                ? eventBus.publish(stream)
+                : eventBus.publish(TracedCommandGateway.carrying(stream, producing))
+                        .doOnSuccess(done -> producing.end(null))
+                        .doOnError(producing::end)
+                        .doOnCancel(() -> producing.end(new CancellationException("the lane cancelled " + stream)));
         if (publishing instanceof Callable<?> now) {
             Throwable failed = Immediate.run(now);
             if (failed != null) {
                 publishFailed(stream, failed);
             }
+            trace.step(MessageTrace.Step.PUBLISH);
             results.processed(command, next.version(), events);
             return Mono.empty();
         }
-        return logged(publishing, stream)
-                .then(Mono.fromRunnable(() -> results.processed(command, next.version(), events)));
+        return logged(publishing, stream).then(Mono.fromRunnable(() -> {
+            trace.step(MessageTrace.Step.PUBLISH);
+            results.processed(command, next.version(), events);
+        }));
     }
 
     private void appendFailed(CommandMessage command, CommandProgress progress, Throwable error) {

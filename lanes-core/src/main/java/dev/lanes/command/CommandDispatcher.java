@@ -24,6 +24,7 @@ import dev.lanes.messaging.CommandMessage;
 import dev.lanes.modeling.AggregateDefinition;
 import dev.lanes.scheduler.AggregateSchedulerSupplier;
 import dev.lanes.scheduler.AggregateSchedulers;
+import dev.lanes.tracing.MessageTracing;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -96,7 +97,8 @@ public final class CommandDispatcher implements GroupedComponent {
                     builder.eventBus,
                     builder.results,
                     builder.cacheCapacity,
-                    builder.interceptors);
+                    builder.interceptors,
+                    builder.tracing);
             ParkingLot parkingLot = parked -> {
                 builder.parkingLot.park(parked);
                 if (parked.message() instanceof CommandMessage command) {
@@ -200,6 +202,7 @@ public final class CommandDispatcher implements GroupedComponent {
         private final List<HandlerInterceptor> interceptors = new ArrayList<>();
         private int schedulerParallelism = reactor.core.scheduler.Schedulers.DEFAULT_POOL_SIZE;
         private DispatcherMetrics metrics = DispatcherMetrics.NONE;
+        private MessageTracing tracing = MessageTracing.NONE;
         private ParkingLot parkingLot = ParkingLots.inMemory();
         private @Nullable Function<? super MaterializedNamedAggregate, ? extends CommandParking> parking;
         private @Nullable AggregateSchedulerSupplier schedulers;
@@ -269,6 +272,15 @@ public final class CommandDispatcher implements GroupedComponent {
          */
         public Builder schedulers(AggregateSchedulerSupplier schedulers) {
             this.schedulers = Objects.requireNonNull(schedulers, "schedulers");
+            return this;
+        }
+
+        /**
+         * Traces each command's attempt in its lane (load, decide, append, publish), and stores its events with the
+         * lane's trace headers; {@link MessageTracing#NONE} unless set.
+         */
+        public Builder tracing(MessageTracing tracing) {
+            this.tracing = Objects.requireNonNull(tracing, "tracing");
             return this;
         }
 

@@ -1,7 +1,9 @@
 package dev.lanes.command;
 
 import dev.lanes.eventsourcing.EventStore;
+import dev.lanes.tracing.MessageTracing;
 import java.util.List;
+import java.util.Objects;
 
 /** The gateway Lanes ships in its core. */
 public final class CommandGateways {
@@ -32,5 +34,17 @@ public final class CommandGateways {
             CommandResults results,
             List<? extends DispatchInterceptor> interceptors) {
         return new DefaultCommandGateway(commandBus, eventStore, results, List.copyOf(interceptors));
+    }
+
+    /**
+     * {@code gateway} with every send traced by {@code tracing} ({@link MessageTracing#send}): the trace starts when the
+     * send is subscribed, its headers go with the command (before {@code gateway}'s dispatch interceptors run) and it
+     * ends with the send's outcome. {@code gateway} itself when {@code tracing} is {@link MessageTracing#NONE}.
+     */
+    public static CommandGateway traced(CommandGateway gateway, MessageTracing tracing) {
+        Objects.requireNonNull(gateway, "gateway");
+        return Objects.requireNonNull(tracing, "tracing") == MessageTracing.NONE
+                ? gateway
+                : new TracedCommandGateway(gateway, tracing);
     }
 }

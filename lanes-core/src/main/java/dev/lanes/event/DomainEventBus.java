@@ -26,6 +26,15 @@ public interface DomainEventBus {
      */
     Mono<Void> publish(DomainEventStream stream);
 
+    /**
+     * The messaging system the streams travel through, as OpenTelemetry's {@code messaging.system} names it: {@code
+     * lanes} for a bus inside the process (the default), {@code kafka} for Kafka. Traced, a publication on a bus other
+     * than {@code lanes} is a span of its own (the produce hop), whose context the published stream carries.
+     */
+    default String messagingSystem() {
+        return "lanes";
+    }
+
     /** The streams of one aggregate type for one consumer group; one receiver per (group, type). */
     Flux<MessageExchange<DomainEventStream>> receive(String consumerGroup, NamedAggregate namedAggregate);
 

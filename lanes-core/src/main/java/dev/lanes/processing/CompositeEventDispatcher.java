@@ -16,6 +16,7 @@ import dev.lanes.lifecycle.RuntimeComponent;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.scheduler.AggregateSchedulerSupplier;
 import dev.lanes.scheduler.AggregateSchedulers;
+import dev.lanes.tracing.MessageTracing;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -84,6 +85,7 @@ public final class CompositeEventDispatcher implements GroupedComponent {
                     parkingLot,
                     deadLetterQueue,
                     builder.metrics,
+                    builder.tracing,
                     projectionListener(processor, builder.results)));
         }
         Map<String, LaneDeadLetters.Lanes> lanes = new LinkedHashMap<>();
@@ -262,6 +264,7 @@ public final class CompositeEventDispatcher implements GroupedComponent {
         private ParkingLot parkingLot = ParkingLots.inMemory();
         private DeadLetterQueue deadLetterQueue = DeadLetterQueues.inMemory();
         private DispatcherMetrics metrics = DispatcherMetrics.NONE;
+        private MessageTracing tracing = MessageTracing.NONE;
         private @Nullable CommandResults results;
         private Duration pollInterval = DEFAULT_RETRY_REQUEST_POLL;
         private Scheduler pollTimer = Schedulers.parallel();
@@ -330,6 +333,15 @@ public final class CompositeEventDispatcher implements GroupedComponent {
         public Builder retryRequestPolling(Duration interval, Scheduler timer) {
             this.pollInterval = Require.positive(interval, "retryRequestPolling");
             this.pollTimer = Objects.requireNonNull(timer, "timer");
+            return this;
+        }
+
+        /**
+         * Traces each processor's handling of each stream ({@link MessageTracing#handling}); a saga's commands continue
+         * the trace. {@link MessageTracing#NONE} unless set.
+         */
+        public Builder tracing(MessageTracing tracing) {
+            this.tracing = Objects.requireNonNull(tracing, "tracing");
             return this;
         }
 

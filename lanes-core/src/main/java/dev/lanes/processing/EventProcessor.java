@@ -8,6 +8,7 @@ import dev.lanes.internal.Immediate;
 import dev.lanes.internal.Require;
 import dev.lanes.messaging.DomainEvent;
 import dev.lanes.messaging.DomainEventStream;
+import dev.lanes.tracing.MessageTracing;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -261,7 +262,7 @@ public final class EventProcessor {
         private int maxPending = DEFAULT_MAX_PENDING;
         private RetryPolicy commandRetries = DEFAULT_COMMAND_RETRIES;
         private Scheduler timer = Schedulers.parallel();
-        private Set<String> propagatedHeaders = Set.of();
+        private Set<String> propagatedHeaders = MessageTracing.TRACE_CONTEXT_HEADERS;
 
         private SagaBuilder(String name, CommandGateway gateway) {
             this.delegate = new Builder(name, ProcessorKind.SAGA);
@@ -312,15 +313,16 @@ public final class EventProcessor {
         }
 
         /**
-         * The headers of an event's stream that the commands this saga sends for it carry on (for example a tenant, or
-         * a caller's trace context): an allow-list, empty unless set. Every command also carries the stream's
+         * The headers of an event's stream that the commands this saga sends for it carry on (for example a tenant): an
+         * allow-list, which always holds the W3C trace-context headers ({@link MessageTracing#TRACE_CONTEXT_HEADERS}:
+         * {@code traceparent}, {@code tracestate}), and only them unless set. Every command also carries the stream's
          * correlation id ({@link dev.lanes.messaging.CommandMessage#CORRELATION_HEADER}) and names the event that caused
          * it ({@link dev.lanes.messaging.CommandMessage#CAUSE_HEADER}); headers not on the list stay behind.
          *
          * @throws IllegalArgumentException naming the header if one is blank
          */
         public SagaBuilder propagateHeaders(String... names) {
-            Set<String> checked = new LinkedHashSet<>();
+            Set<String> checked = new LinkedHashSet<>(MessageTracing.TRACE_CONTEXT_HEADERS);
             for (String header : names) {
                 checked.add(Require.notBlank(header, "header"));
             }

@@ -23,6 +23,7 @@ import dev.lanes.lifecycle.RuntimeContext;
 import dev.lanes.messaging.DomainEvent;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.scheduler.AggregateSchedulerSupplier;
+import dev.lanes.tracing.MessageTracing;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
@@ -55,6 +56,7 @@ final class ProcessorDispatcher implements GroupedComponent {
     static final Duration PARKING_RETRY_INTERVAL = Duration.ofSeconds(1);
 
     private final EventProcessor processor;
+    private final MessageTracing tracing;
     private final @Nullable ProjectionListener projection;
     private final @Nullable SagaOutbox outbox;
     private final DeadLetterSequencer sequencer;
@@ -73,8 +75,10 @@ final class ProcessorDispatcher implements GroupedComponent {
             ParkingLot parkingLot,
             DeadLetterQueue deadLetters,
             DispatcherMetrics metrics,
+            MessageTracing tracing,
             @Nullable ProjectionListener projection) {
         this.processor = processor;
+        this.tracing = tracing;
         this.projection = projection;
         this.outbox = processor.outbox();
         this.started = new IntakeGate(processor.name() + " start");
@@ -238,7 +242,7 @@ final class ProcessorDispatcher implements GroupedComponent {
                 return Mono.error(undecoded);
             }
         }
-        Mono<Void> handling = processor.handleMessage(message);
+        Mono<Void> handling = TracedHandling.handle(tracing, processor, message);
         ProjectionListener listener = projection;
         if (listener == null || !(message instanceof DomainEventStream stream)) {
             return handling;

@@ -20,6 +20,7 @@ import dev.lanes.lifecycle.RuntimeContext;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.scheduler.AggregateSchedulerSupplier;
 import dev.lanes.scheduler.AggregateSchedulers;
+import dev.lanes.tracing.MessageTracing;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -161,12 +162,14 @@ public final class TrackingProcessor implements RuntimeComponent {
     private volatile long saved = -1;
     private volatile @Nullable Disposable loop;
     private volatile RuntimeContext context = RuntimeContext.standalone();
+    private final MessageTracing tracing;
 
     /** A {@link #reset()} waiting for the first tick that began after {@code after} to see no seek requested. */
     private record ResetWaiter(long after, Sinks.Empty<Void> done) {}
 
     private TrackingProcessor(Builder builder, AggregateSchedulerSupplier schedulers) {
         this.processor = builder.processor;
+        this.tracing = builder.tracing;
         this.store = builder.store;
         this.checkpoints = builder.checkpoints;
         this.settings = builder.settings;
@@ -182,7 +185,7 @@ public final class TrackingProcessor implements RuntimeComponent {
                 DeadLetterSequencer.Storing.untilStored(name(), queue, settings.pollInterval(), timer),
                 builder.laneSettings.retryPolicy(),
                 Clock.systemUTC(),
-                processor::handleMessage,
+                message -> TracedHandling.handle(tracing, processor, message),
                 DeadLetterSequencer.noReplies(processor.name()),
                 (stream, error) -> {});
         Map<MaterializedNamedAggregate, BacklogRoute<MessageExchange<Object>>> byType = new HashMap<>();
@@ -903,6 +906,7 @@ public final class TrackingProcessor implements RuntimeComponent {
         private Duration retryPollInterval = CompositeEventDispatcher.DEFAULT_RETRY_REQUEST_POLL;
         private @Nullable Scheduler retryPollTimer;
         private DispatcherMetrics metrics = DispatcherMetrics.NONE;
+        private MessageTracing tracing = MessageTracing.NONE;
         private String owner = UUID.randomUUID().toString();
         private Scheduler timer = Schedulers.parallel();
         private @Nullable Supplier<Mono<Void>> wholeReset;
@@ -957,6 +961,17 @@ public final class TrackingProcessor implements RuntimeComponent {
         public Builder retryRequestPolling(Duration interval, Scheduler timer) {
             this.retryPollInterval = Require.positive(interval, "retryRequestPolling");
             this.retryPollTimer = Objects.requireNonNull(timer, "timer");
+            return this;
+        }
+
+        /**
+         * Traces the processor's handling of each stream it reads ({@link MessageTracing#handling}): the stored headers
+         * carry the trace of the command that appended it, so the handling continues that trace. {@link
+         * MessageTracing#NONE} unless set (a tracking processor registered with {@code Lanes.Builder#trackingProcessor}
+         * is traced only if built with this).
+         */
+        public Builder tracing(MessageTracing tracing) {
+            this.tracing = Objects.requireNonNull(tracing, "tracing");
             return this;
         }
 

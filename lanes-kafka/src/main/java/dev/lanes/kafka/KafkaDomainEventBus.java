@@ -170,6 +170,12 @@ public final class KafkaDomainEventBus implements DomainEventBus {
         return new Consumer(loop, new KafkaConsumerComponent(name, loop, options));
     }
 
+    /** {@code kafka}: traced, each publication is a produce span. */
+    @Override
+    public String messagingSystem() {
+        return "kafka";
+    }
+
     @Override
     public String toString() {
         return "KafkaDomainEventBus[" + kafka.options().instanceId() + "]";

@@ -12,6 +12,7 @@ import dev.lanes.processing.DeadLetterQueue;
 import dev.lanes.processing.EventProcessor;
 import dev.lanes.scheduler.AggregateSchedulerSupplier;
 import dev.lanes.scheduler.AggregateSchedulers;
+import dev.lanes.tracing.MessageTracing;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -48,6 +49,9 @@ import reactor.core.scheduler.Schedulers;
  *       lanes.kafka.bootstrap-servers} is set (see {@link LanesKafkaConfiguration}), else in memory;
  *   <li>dispatcher metrics go to Micrometer when a {@code MeterRegistry} is present (lanes-micrometer on the classpath),
  *       with the runtime's meters as a {@code MeterBinder} bean;
+ *   <li>sends, command lanes and processors are traced with OpenTelemetry when an {@code OpenTelemetry} bean is
+ *       present (lanes-opentelemetry on the classpath; see {@link LanesOpenTelemetryConfiguration}), or with a {@link
+ *       MessageTracing} bean;
  *   <li>{@link DispatcherSchedulers} and {@link LanesParkingLots} come from {@code lanes.*} unless declared;
  *       {@link LanesBuilderCustomizer} beans adjust the builder last;
  *   <li>the {@link Lanes} bean is started and stopped by {@link LanesLifecycle}; the {@link CommandGateway} is a bean.
@@ -72,13 +76,15 @@ import reactor.core.scheduler.Schedulers;
         afterName = {
             "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
             "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
-            "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration"
+            "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration",
+            "org.springframework.boot.opentelemetry.autoconfigure.OpenTelemetrySdkAutoConfiguration"
         })
 @EnableConfigurationProperties(LanesProperties.class)
 @Import({
     LanesPostgresConfiguration.class,
     LanesInMemoryStoreConfiguration.class,
     LanesMicrometerConfiguration.class,
+    LanesOpenTelemetryConfiguration.class,
     LanesKafkaConfiguration.class
 })
 public final class LanesAutoConfiguration {
@@ -140,6 +146,7 @@ public final class LanesAutoConfiguration {
             ObjectProvider<SnapshotStore> snapshotStore,
             ObjectProvider<DomainEventBus> eventBus,
             ObjectProvider<DispatcherMetrics> metrics,
+            ObjectProvider<MessageTracing> tracing,
             ObjectProvider<CheckpointStore> checkpoints,
             ObjectProvider<DeadLetterQueue> deadLetterQueue,
             ObjectProvider<StoreHead> head,
@@ -155,6 +162,7 @@ public final class LanesAutoConfiguration {
                 snapshotStore.getIfUnique(),
                 eventBus.getIfUnique(),
                 metrics.getIfUnique(),
+                tracing.getIfUnique(),
                 checkpoints.getIfUnique(),
                 deadLetterQueue.getIfUnique(),
                 customizers.orderedStream().toList());

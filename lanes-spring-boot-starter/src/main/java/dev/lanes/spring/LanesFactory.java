@@ -13,6 +13,7 @@ import dev.lanes.processing.EventProcessor;
 import dev.lanes.processing.ProcessorKind;
 import dev.lanes.processing.Snapshotter;
 import dev.lanes.processing.TrackingProcessor;
+import dev.lanes.tracing.MessageTracing;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -37,6 +38,7 @@ import org.jspecify.annotations.Nullable;
  * @param snapshotStore where snapshots are loaded from, or {@code null} for none
  * @param eventBus the event bus, or {@code null} for the in-memory one
  * @param metrics where dispatchers record, or {@code null} for none
+ * @param tracing what traces sends, lanes and processors (those fed from the store included), or {@code null} for none
  * @param checkpoints where {@code tracking} processors keep their checkpoints, or {@code null} for none (then no
  *     processor is {@code tracking} unless set, and setting it fails)
  * @param deadLetterQueue where processors park, or {@code null} for the in-memory queue
@@ -50,6 +52,7 @@ record LanesFactory(
         @Nullable SnapshotStore snapshotStore,
         @Nullable DomainEventBus eventBus,
         @Nullable DispatcherMetrics metrics,
+        @Nullable MessageTracing tracing,
         @Nullable CheckpointStore checkpoints,
         @Nullable DeadLetterQueue deadLetterQueue,
         List<LanesBuilderCustomizer> customizers) {
@@ -122,6 +125,9 @@ record LanesFactory(
         if (metrics != null) {
             builder.metrics(metrics);
         }
+        if (tracing != null) {
+            builder.tracing(tracing);
+        }
         customizers.forEach(customizer -> customizer.customize(builder));
         return builder.build();
     }
@@ -131,9 +137,11 @@ record LanesFactory(
         CheckpointStore store =
                 feed == LanesProperties.Feed.TRACKING && durable != null ? durable : CheckpointStores.inMemory();
         DispatcherMetrics recording = metrics != null ? metrics : DispatcherMetrics.NONE;
+        MessageTracing traced = tracing != null ? tracing : MessageTracing.NONE;
         builder.trackingProcessor((events, queue) -> TrackingProcessor.builder(processor, events, store)
                 .deadLetterQueue(queue)
                 .metrics(recording)
+                .tracing(traced)
                 .build());
         wiring.track(new LanesWiring.Tracked(processor.name(), feed, processor.aggregateTypes(), store));
     }

@@ -17,6 +17,7 @@ import dev.lanes.examples.bank.AccountCommand.Deposit;
 import dev.lanes.examples.bank.AccountCommand.OpenAccount;
 import dev.lanes.examples.bank.Bank;
 import dev.lanes.runtime.ShutdownReport;
+import dev.lanes.tracing.MessageTracing;
 import java.lang.management.ManagementFactory;
 import java.time.Clock;
 import java.time.Duration;
@@ -102,7 +103,7 @@ public final class BankRun {
     /** Why the consumer groups had not drained when the stop began (Kafka), or null. Written and read by the run. */
     private @Nullable String undrained;
 
-    private BankRun(Settings settings, Progress progress, StopRequest stop) {
+    private BankRun(Settings settings, Progress progress, StopRequest stop, MessageTracing tracing) {
         this.settings = settings;
         this.progress = progress;
         this.stop = stop;
@@ -112,7 +113,8 @@ public final class BankRun {
                 settings.eventFlow(),
                 settings.shutdownTimeout(),
                 settings.stores(),
-                settings.buses());
+                settings.buses(),
+                tracing);
     }
 
     /**
@@ -121,7 +123,12 @@ public final class BankRun {
      * @param stop a request (Ctrl-C) ends the load early; the run then stops gracefully and reports as usual
      */
     public static Report run(Settings settings, Progress progress, StopRequest stop) {
-        return new BankRun(settings, progress, stop).run();
+        return run(settings, progress, stop, MessageTracing.NONE);
+    }
+
+    /** As {@link #run(Settings, Progress, StopRequest)}, every instance traced by {@code tracing}. */
+    public static Report run(Settings settings, Progress progress, StopRequest stop, MessageTracing tracing) {
+        return new BankRun(settings, progress, stop, tracing).run();
     }
 
     private Report run() {

@@ -22,6 +22,7 @@ import dev.lanes.processing.DeadLetterQueue;
 import dev.lanes.processing.DeadLetterSequence;
 import dev.lanes.processing.Snapshotter;
 import dev.lanes.runtime.ShutdownReport;
+import dev.lanes.tracing.MessageTracing;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -67,7 +68,8 @@ final class BankWiring {
             EventFlow eventFlow,
             Duration shutdownTimeout,
             Stores stores,
-            Buses buses) {
+            Buses buses,
+            MessageTracing tracing) {
         this.store = stores.events();
         this.snapshots = stores.snapshots();
         this.eventSide = eventSide;
@@ -79,7 +81,8 @@ final class BankWiring {
                     eventFlow,
                     shutdownTimeout,
                     buses.connect(i, stores.codec()),
-                    stores.deadLetters().get()));
+                    stores.deadLetters().get(),
+                    tracing));
         }
         List<CommandGateway> gateways = instances.stream().map(Lanes::gateway).toList();
         this.gateway = gateways.size() == 1 ? gateways.get(0) : new SpreadGateway(gateways);
@@ -90,8 +93,10 @@ final class BankWiring {
             EventFlow eventFlow,
             Duration shutdownTimeout,
             @Nullable KafkaBuses kafka,
-            DeadLetterQueue deadLetters) {
+            DeadLetterQueue deadLetters,
+            MessageTracing tracing) {
         Lanes.Builder builder = Lanes.builder()
+                .tracing(tracing)
                 .aggregate(Bank.definition())
                 .eventStore(store)
                 .deadLetterQueue(deadLetters)

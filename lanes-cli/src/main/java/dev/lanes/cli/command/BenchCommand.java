@@ -10,6 +10,7 @@ import dev.lanes.cli.report.Report;
 import dev.lanes.cli.report.ReportOutput;
 import dev.lanes.cli.run.Progress;
 import dev.lanes.cli.run.StopRequest;
+import dev.lanes.cli.trace.DemoTracing;
 import dev.lanes.dispatch.LaneSettings;
 import dev.lanes.dispatch.LaneStrategy;
 import dev.lanes.dispatch.MessageParallelism;
@@ -182,6 +183,21 @@ final class BenchCommand implements Callable<Integer> {
     @Mixin
     BusOptions bus = new BusOptions();
 
+    @Option(
+            names = "--trace",
+            description = "Command scenario: trace every send, lane and processor with OpenTelemetry (every trace"
+                    + " sampled, spans batched to an exporter that drops them): what tracing costs.")
+    boolean trace;
+
+    @Option(
+            names = "--trace-sample",
+            converter = Converters.Fraction.class,
+            paramLabel = "RATIO",
+            description = "With --trace: sample this share of the traces (parent-based, by trace id), e.g. 0.01;"
+                    + " every trace unless set.")
+    @Nullable
+    Double traceSample;
+
     BenchCommand(StopRequest stop) {
         this.stop = stop;
     }
@@ -191,6 +207,13 @@ final class BenchCommand implements Callable<Integer> {
         report.validate(spec);
         store.validate(spec);
         bus.validate(spec);
+        if (traceSample != null && !trace) {
+            throw new ParameterException(spec.commandLine(), "--trace-sample needs --trace");
+        }
+        if (trace && scenario != Scenario.COMMAND) {
+            throw new ParameterException(
+                    spec.commandLine(), "--trace needs --scenario command (the engine scenarios run no gateway)");
+        }
         if (bus.kind != BusOptions.Kind.MEMORY && scenario != Scenario.COMMAND) {
             throw new ParameterException(
                     spec.commandLine(),
@@ -288,7 +311,13 @@ final class BenchCommand implements Callable<Integer> {
                 stores,
                 buses,
                 EventFlow.DEFAULT);
-        return BankRun.run(settings, progress, stop);
+        if (!trace) {
+            return BankRun.run(settings, progress, stop);
+        }
+        Double sample = traceSample;
+        try (DemoTracing tracing = DemoTracing.dropping(sample == null ? 1.0 : sample)) {
+            return BankRun.run(settings, progress, stop, tracing.tracing());
+        }
     }
 
     private Report engine(Progress progress) {

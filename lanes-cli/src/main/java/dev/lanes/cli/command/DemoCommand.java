@@ -7,9 +7,12 @@ import dev.lanes.cli.bank.Stores;
 import dev.lanes.cli.orders.OrdersRun;
 import dev.lanes.cli.report.Report;
 import dev.lanes.cli.report.ReportOutput;
+import dev.lanes.cli.report.Waterfall;
 import dev.lanes.cli.run.Progress;
 import dev.lanes.cli.run.StopRequest;
+import dev.lanes.cli.trace.DemoTracing;
 import dev.lanes.dispatch.LaneStrategy;
+import dev.lanes.tracing.MessageTracing;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
@@ -129,6 +132,9 @@ final class DemoCommand implements Callable<Integer> {
     @Mixin
     BusOptions bus = new BusOptions();
 
+    @Mixin
+    TraceOptions tracing = new TraceOptions();
+
     DemoCommand(StopRequest stop) {
         this.stop = stop;
     }
@@ -158,6 +164,7 @@ final class DemoCommand implements Callable<Integer> {
         report.validate(spec);
         store.validate(spec);
         bus.validate(spec);
+        tracing.validate(spec);
         Duration duration = DEFAULT_DURATION;
         long commands = 0;
         Amount given = amount;
@@ -182,14 +189,29 @@ final class DemoCommand implements Callable<Integer> {
         }
         Report result;
         Buses buses = bus.open();
+        DemoTracing traced = tracing.open();
+        Waterfall waterfall = null;
         try (Stores stores = store.open()) {
             result = BankRun.run(
                     settings(duration, commands, stores, buses),
                     Progress.of(spec.commandLine().getOut(), report.quiet),
-                    stop);
+                    stop,
+                    traced == null ? MessageTracing.NONE : traced.tracing());
+        } finally {
+            if (traced != null) {
+                traced.close();
+                waterfall = traced.waterfall();
+                spec.commandLine()
+                        .getOut()
+                        .println("Tracing       " + traced.describe() + "; "
+                                + (waterfall == null
+                                        ? "no transfer was traced in full"
+                                        : "trace " + waterfall.traceId() + " is drawn in the HTML report"));
+            }
         }
         boolean passed = ReportOutput.emit(
                 result,
+                waterfall,
                 report.json,
                 report.html,
                 spec.commandLine().getOut(),

@@ -20,4 +20,11 @@ public final class Formats {
     public static String lower(Enum<?> constant) {
         return constant.name().toLowerCase(Locale.ROOT);
     }
+
+    /** A span of time given in nanoseconds, as microseconds below 10 ms ("412.5 us"), else milliseconds ("12.3 ms"). */
+    public static String micros(long nanos) {
+        return nanos < 10_000_000
+                ? String.format(Locale.ROOT, "%,.1f us", nanos / 1e3)
+                : String.format(Locale.ROOT, "%,.1f ms", nanos / 1e6);
+    }
 }

@@ -3,6 +3,7 @@ package dev.lanes.cli.report;
 import dev.lanes.runtime.ShutdownReport;
 import java.util.List;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The report as one self-contained HTML page: inline CSS and inline SVG, no script, font or stylesheet from anywhere,
@@ -31,17 +32,32 @@ final class HtmlReport {
             svg { max-width: 100%; height: auto; } svg text { font-size: 11px; fill: #444; }
             svg text.chart-title { font-size: 13px; font-weight: 600; fill: #222; }
             .muted { color: #666; font-size: 12px; }
+            .wf { margin: 8px 0; font-size: 12px; }
+            .wf-row { display: flex; align-items: center; gap: 8px; border-bottom: 1px solid #f0f0f0; }
+            .wf-label { flex: 0 0 40%; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+            .wf-track { flex: 1; position: relative; height: 12px; background: #f7f7f7; }
+            .wf-bar { position: absolute; top: 1px; height: 10px; min-width: 1px; border-radius: 2px; }
+            .wf-time { flex: 0 0 80px; text-align: right; font-variant-numeric: tabular-nums; }
+            .wf-SEND { background: #5c6bc0; } .wf-LANE { background: #2e7d32; } .wf-STEP { background: #81c784; }
+            .wf-BUS { background: #bdbdbd; } .wf-HANDLING { background: #ef6c00; }
             """;
 
     private final StringBuilder out = new StringBuilder();
     private final Report report;
+    private final @Nullable Waterfall waterfall;
 
-    private HtmlReport(Report report) {
+    private HtmlReport(Report report, @Nullable Waterfall waterfall) {
         this.report = report;
+        this.waterfall = waterfall;
     }
 
     static String render(Report report) {
-        return new HtmlReport(report).render();
+        return render(report, null);
+    }
+
+    /** The page, with {@code waterfall} drawn after the latency section when there is one. */
+    static String render(Report report, @Nullable Waterfall waterfall) {
+        return new HtmlReport(report, waterfall).render();
     }
 
     private String render() {
@@ -50,6 +66,7 @@ final class HtmlReport {
         cards();
         invariants();
         latency();
+        waterfall();
         charts();
         aggregates();
         shutdown();
@@ -143,6 +160,41 @@ final class HtmlReport {
             out.append("</tr>\n");
         }
         closeTable();
+    }
+
+    /** The traced request as rows of bars on one time axis: plain HTML and CSS, no script. */
+    private void waterfall() {
+        Waterfall traced = waterfall;
+        if (traced == null) {
+            return;
+        }
+        double total = Math.max(1, traced.totalNanos());
+        out.append("<h2>Trace waterfall: ")
+                .append(esc(traced.title()))
+                .append("</h2>\n<p class=\"muted\">trace ")
+                .append(esc(traced.traceId()))
+                .append(", ")
+                .append(esc(Formats.micros(traced.totalNanos())))
+                .append(" from the send to the last span's end; bars: send, lane, lane step, event bus,"
+                        + " processor</p>\n<div class=\"wf\">\n");
+        for (Waterfall.Row row : traced.rows()) {
+            out.append("<div class=\"wf-row\"><span class=\"wf-label\" style=\"padding-left:")
+                    .append(row.depth() * 14)
+                    .append("px\" title=\"")
+                    .append(esc(row.label()))
+                    .append("\">")
+                    .append(esc(row.label()))
+                    .append("</span><span class=\"wf-track\"><span class=\"wf-bar wf-")
+                    .append(row.kind().name())
+                    .append(String.format(
+                            Locale.ROOT,
+                            "\" style=\"left:%.2f%%;width:%.2f%%\"></span></span><span class=\"wf-time\">",
+                            100 * row.startNanos() / total,
+                            100 * row.durationNanos() / total))
+                    .append(esc(Formats.micros(row.durationNanos())))
+                    .append("</span></div>\n");
+        }
+        out.append("</div>\n");
     }
 
     private void latency() {

@@ -19,10 +19,21 @@ public final class ReportOutput {
      */
     public static boolean emit(
             Report report, @Nullable Path json, @Nullable Path html, PrintWriter out, PrintWriter err) {
+        return emit(report, null, json, html, out, err);
+    }
+
+    /** As {@link #emit(Report, Path, Path, PrintWriter, PrintWriter)}, the HTML page with a traced request's waterfall. */
+    public static boolean emit(
+            Report report,
+            @Nullable Waterfall waterfall,
+            @Nullable Path json,
+            @Nullable Path html,
+            PrintWriter out,
+            PrintWriter err) {
         out.print(TextReport.render(report));
         out.flush();
         boolean jsonWritten = json == null || write(json, JsonReport.render(report), "JSON", out, err);
-        boolean htmlWritten = html == null || write(html, HtmlReport.render(report), "HTML", out, err);
+        boolean htmlWritten = html == null || write(html, HtmlReport.render(report, waterfall), "HTML", out, err);
         return report.passed() && jsonWritten && htmlWritten;
     }
 
