@@ -167,6 +167,9 @@ public final class TrackingProcessor implements RuntimeComponent {
     /** A {@link #reset()} waiting for the first tick that began after {@code after} to see no seek requested. */
     private record ResetWaiter(long after, Sinks.Empty<Void> done) {}
 
+    /** Callers of {@link #operationsSeen()}: ended by the first tick after theirs that saw the rows. */
+    private final List<ResetWaiter> seenWaiters = new ArrayList<>();
+
     private TrackingProcessor(Builder builder, AggregateSchedulerSupplier schedulers) {
         this.processor = builder.processor;
         this.tracing = builder.tracing;
@@ -403,6 +406,26 @@ public final class TrackingProcessor implements RuntimeComponent {
         });
     }
 
+    /**
+     * Completes once a tick of this instance that began after the call has read the operators' requests (pauses,
+     * resumes, seeks: {@link #operations()}, {@code lanes processors}) from the checkpoint store and handed them to its
+     * readers: after it, a segment paused before the call is read no more here (a page already being read ends). An
+     * operator in this process waits for it to know its request was acted on here. Errors if the processor stops
+     * first.
+     */
+    public Mono<Void> operationsSeen() {
+        return Mono.defer(() -> {
+            Sinks.Empty<Void> done = Sinks.empty();
+            synchronized (resetWaiters) {
+                if (!reading) {
+                    return Mono.error(new IllegalStateException(name() + " is not reading: no tick will come"));
+                }
+                seenWaiters.add(new ResetWaiter(ticks.get(), done));
+            }
+            return done.asMono();
+        });
+    }
+
     private Mono<Void> awaitSeeks() {
         Sinks.Empty<Void> done = Sinks.empty();
         synchronized (resetWaiters) {
@@ -491,6 +514,11 @@ public final class TrackingProcessor implements RuntimeComponent {
                 reader.requestedSeek = row.requestedCheckpoint();
             }
         }
+        List<ResetWaiter> seen = new ArrayList<>();
+        synchronized (resetWaiters) {
+            seenWaiters.removeIf(waiter -> waiter.after() < tick && seen.add(waiter));
+        }
+        seen.forEach(waiter -> waiter.done().tryEmitEmpty());
         if (!seeking) {
             List<ResetWaiter> done = new ArrayList<>();
             synchronized (resetWaiters) {
@@ -868,8 +896,10 @@ public final class TrackingProcessor implements RuntimeComponent {
         });
         List<ResetWaiter> waiting;
         synchronized (resetWaiters) {
-            waiting = List.copyOf(resetWaiters);
+            waiting = new ArrayList<>(resetWaiters);
+            waiting.addAll(seenWaiters);
             resetWaiters.clear();
+            seenWaiters.clear();
         }
         waiting.forEach(waiter ->
                 waiter.done().tryEmitError(new IllegalStateException(name() + " stopped before its reset was done")));

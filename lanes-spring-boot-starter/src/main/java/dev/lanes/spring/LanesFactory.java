@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -138,12 +139,17 @@ record LanesFactory(
                 feed == LanesProperties.Feed.TRACKING && durable != null ? durable : CheckpointStores.inMemory();
         DispatcherMetrics recording = metrics != null ? metrics : DispatcherMetrics.NONE;
         MessageTracing traced = tracing != null ? tracing : MessageTracing.NONE;
-        builder.trackingProcessor((events, queue) -> TrackingProcessor.builder(processor, events, store)
-                .deadLetterQueue(queue)
-                .metrics(recording)
-                .tracing(traced)
-                .build());
-        wiring.track(new LanesWiring.Tracked(processor.name(), feed, processor.aggregateTypes(), store));
+        AtomicReference<@Nullable TrackingProcessor> local = new AtomicReference<>();
+        builder.trackingProcessor((events, queue) -> {
+            TrackingProcessor built = TrackingProcessor.builder(processor, events, store)
+                    .deadLetterQueue(queue)
+                    .metrics(recording)
+                    .tracing(traced)
+                    .build();
+            local.set(built);
+            return built;
+        });
+        wiring.track(new LanesWiring.Tracked(processor.name(), feed, processor.aggregateTypes(), store, local));
     }
 
     private LanesProperties.Feed feedOf(EventProcessor processor, LanesProperties.@Nullable Feed configured) {

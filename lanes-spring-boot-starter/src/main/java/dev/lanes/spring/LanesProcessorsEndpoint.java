@@ -4,6 +4,7 @@ import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.processing.DeadLetterQueue;
 import dev.lanes.processing.SegmentStatus;
 import dev.lanes.processing.TrackingOperations;
+import dev.lanes.processing.TrackingProcessor;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -90,6 +91,13 @@ public final class LanesProcessorsEndpoint {
                         "Unknown action '" + action + "' for " + processor + ": expected pause, resume, reset or seek");
         };
         List<Integer> segments = Objects.requireNonNull(asked.block(TIMEOUT), "the checkpoint store completed empty");
+        TrackingProcessor local = tracked(name).local().get();
+        if (local != null && local.isReading()) {
+            // answered once this instance's next tick saw it: a segment paused here is read no more when this returns
+            local.operationsSeen()
+                    .onErrorResume(IllegalStateException.class, stopped -> Mono.empty())
+                    .block(TIMEOUT);
+        }
         Map<String, Object> answer = new LinkedHashMap<>();
         answer.put("processor", processor);
         answer.put("action", action.toLowerCase(Locale.ROOT));

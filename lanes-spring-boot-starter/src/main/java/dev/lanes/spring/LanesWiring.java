@@ -2,6 +2,7 @@ package dev.lanes.spring;
 
 import dev.lanes.api.MaterializedNamedAggregate;
 import dev.lanes.eventsourcing.CheckpointStore;
+import dev.lanes.processing.TrackingProcessor;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -11,6 +12,8 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the auto-configured {@code Lanes} was wired with (store, snapshots, checkpoints, dead letters, buses,
@@ -21,17 +24,22 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * thread afterwards. Once a processor has caught up it stays so: only the catch-up at start is waited for.
  */
 final class LanesWiring {
-    /** A processor fed from the store: its checkpoint must reach {@code target}. */
+    /**
+     * A processor fed from the store: its checkpoint must reach {@code target}; {@code local} holds this instance's
+     * {@code TrackingProcessor} of it once {@code Lanes} built it.
+     */
     record Tracked(
             String name,
             LanesProperties.Feed feed,
             Set<MaterializedNamedAggregate> types,
-            CheckpointStore checkpoints) {
+            CheckpointStore checkpoints,
+            AtomicReference<@Nullable TrackingProcessor> local) {
         Tracked {
             Objects.requireNonNull(name, "name");
             Objects.requireNonNull(feed, "feed");
             types = Set.copyOf(types);
             Objects.requireNonNull(checkpoints, "checkpoints");
+            Objects.requireNonNull(local, "local");
         }
     }
 

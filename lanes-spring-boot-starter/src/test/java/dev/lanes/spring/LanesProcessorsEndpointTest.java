@@ -52,6 +52,7 @@ class LanesProcessorsEndpointTest {
                                     .containsEntry("lagStreams", 0L)));
             assertThat(endpoint.processors()).containsOnlyKeys(PROCESSOR);
 
+            // answered once this instance's tick saw the pause: the deposit below is not read
             assertThat(endpoint.act(PROCESSOR, "pause", null, null)).containsEntry("segments", List.of(0));
             await().atMost(WAIT)
                     .untilAsserted(() ->

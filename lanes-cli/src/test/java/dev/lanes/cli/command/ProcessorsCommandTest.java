@@ -47,6 +47,7 @@ class ProcessorsCommandTest {
 
     private final NamedAggregate counter = NamedAggregate.of("cli-" + UUID.randomUUID(), "counter");
     private final String name = "Counters-" + UUID.randomUUID();
+    private TrackingProcessor tracking;
     /** The projection: per aggregate the versions handled since its segment was last reset. */
     private final Map<String, List<Integer>> projection = new ConcurrentHashMap<>();
 
@@ -66,7 +67,7 @@ class ProcessorsCommandTest {
                                 .computeIfAbsent(context.aggregateId().id(), id -> new CopyOnWriteArrayList<>())
                                 .add(context.version())))
                 .build();
-        TrackingProcessor tracking = TrackingProcessor.builder(processor, store, store.checkpointStore())
+        tracking = TrackingProcessor.builder(processor, store, store.checkpointStore())
                 .settings(TrackingSettings.DEFAULT
                         .withPollInterval(Duration.ofMillis(20))
                         .withCheckpointInterval(Duration.ofMillis(20))
@@ -154,6 +155,7 @@ class ProcessorsCommandTest {
         await().atMost(WAIT)
                 .until(() ->
                         cli("list", "--processor", name, "--segment", "1").out().contains(" PAUSED owner=instance-1 "));
+        tracking.operationsSeen().block(WAIT); // the owner acts at its next tick: from then on it reads nothing of it
         Segment paused = new Segment(1, SEGMENTS);
         List<String> inPaused = IntStream.range(0, AGGREGATES)
                 .mapToObj(aggregate -> "c-" + aggregate)
