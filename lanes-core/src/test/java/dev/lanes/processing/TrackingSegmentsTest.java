@@ -15,6 +15,7 @@ import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.runtime.LanesRuntime;
 import dev.lanes.runtime.ShutdownReport;
+import dev.lanes.test.logging.LogCapture;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,6 +25,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.event.Level;
 import reactor.core.publisher.Mono;
 
 /** A tracking processor split into segments, on the in-memory stores: sharing, hand-over, settings and refusals. */
@@ -36,6 +39,9 @@ class TrackingSegmentsTest {
             .withCheckpointInterval(Duration.ofMillis(10))
             .withLease(Duration.ofMillis(600))
             .withSegments(4);
+
+    @RegisterExtension
+    final LogCapture logs = LogCapture.standardError();
 
     private final EventStore store = EventStores.inMemory();
     private final CheckpointStore checkpoints = CheckpointStores.inMemory();
@@ -146,6 +152,8 @@ class TrackingSegmentsTest {
                 .hasMessageContaining("2 segment(s)")
                 .hasMessageContaining("started with 4");
         assertThat(tracking.isReading()).isFalse();
+        assertThat(logs.lines(Level.ERROR))
+                .allSatisfy(line -> assertThat(line.message() + line.details()).contains("started with 4"));
     }
 
     @Test
