@@ -145,16 +145,7 @@ final class InMemoryEventStore implements EventStore {
 
     @Override
     public Mono<DomainEventStream> findByRequestId(AggregateId aggregateId, String requestId) {
-        return Mono.fromCallable(() -> {
-            Log log = logs.get(Objects.requireNonNull(aggregateId, "aggregateId"));
-            Require.notBlank(requestId, "requestId");
-            if (log == null) {
-                return null;
-            }
-            synchronized (log) {
-                return log.byRequestId.get(requestId);
-            }
-        });
+        return findRequest(aggregateId, requestId).mapNotNull(RequestOutcome::stream);
     }
 
     @Override

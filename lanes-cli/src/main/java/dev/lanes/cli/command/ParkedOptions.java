@@ -3,10 +3,9 @@ package dev.lanes.cli.command;
 import dev.lanes.api.AggregateId;
 import dev.lanes.api.NamedAggregate;
 import dev.lanes.postgres.PostgresDeadLetterQueue;
-import dev.lanes.postgres.PostgresOptions;
-import dev.lanes.postgres.PostgresUnavailableException;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -14,25 +13,9 @@ import reactor.core.publisher.Mono;
 
 /** The options of {@code lanes parked list|retry|skip}: which database, which processor and aggregate. */
 final class ParkedOptions {
-    /** A pool of one, with the default timeouts: a server that never answers fails the command after them. */
-    private static final PostgresOptions OPTIONS =
-            PostgresOptions.DEFAULT.withPoolSize(1).withApplicationName("lanes-cli");
-
-    @Option(
-            names = "--jdbc-url",
-            required = true,
-            paramLabel = "URL",
-            description = "The database of the dead letters, e.g. jdbc:postgresql://127.0.0.1:5432/postgres"
-                    + " (currentSchema=... for another schema).")
-    @SuppressWarnings("NullAway.Init") // required: set by picocli before call()
-    String jdbcUrl;
-
-    @Option(names = "--db-user", defaultValue = "postgres", description = "(default: ${DEFAULT-VALUE}).")
-    String user = "postgres";
-
-    @Option(names = "--db-password", description = "(default: none).")
-    @Nullable
-    String password;
+    @Mixin
+    @SuppressWarnings("NullAway.Init") // set by picocli
+    DatabaseOptions database;
 
     @Option(
             names = "--processor",
@@ -57,12 +40,7 @@ final class ParkedOptions {
 
     /** Fails as a bad option (exit 2) naming what is wrong; {@code both}: processor and aggregate are required. */
     void validate(CommandSpec spec, boolean both) {
-        if (PostgresTarget.parse(jdbcUrl) == null) {
-            throw new ParameterException(
-                    spec.commandLine(),
-                    "Invalid value for option '--jdbc-url': '" + withoutQuery(jdbcUrl)
-                            + "' is not a PostgreSQL JDBC URL (expected jdbc:postgresql://host:port/database)");
-        }
+        database.validate(spec);
         if (both && (processor == null || aggregate == null)) {
             throw new ParameterException(spec.commandLine(), "Missing required options: --processor and --aggregate");
         }
@@ -110,25 +88,12 @@ final class ParkedOptions {
      * @throws InfrastructureUnavailableException naming host and port, never a password
      */
     PostgresDeadLetterQueue open() {
-        try {
-            return PostgresDeadLetterQueue.connect(jdbcUrl, user, password, OPTIONS);
-        } catch (RuntimeException e) {
-            throw translate(e);
-        }
+        return database.open(PostgresDeadLetterQueue::connect);
     }
 
     /** Waits for one database call; its failure as the one line to show. */
     <T> T call(Mono<T> work) {
-        try {
-            return Objects.requireNonNull(work.block(ParkedCommand.TIMEOUT), "the call completed empty");
-        } catch (RuntimeException e) {
-            throw translate(e);
-        }
-    }
-
-    private RuntimeException translate(RuntimeException e) {
-        PostgresTarget target = Objects.requireNonNull(PostgresTarget.parse(jdbcUrl), "checked");
-        return e instanceof PostgresUnavailableException ? target.unavailable(e, OPTIONS) : target.failed(e);
+        return database.call(work);
     }
 
     /** One line on stderr, exit {@link ExitCode#NOTHING_PARKED}. */
@@ -138,10 +103,5 @@ final class ParkedOptions {
                 .printf("%s: nothing is parked for %s in %s%n", spec.qualifiedName(), aggregateId(), processor())
                 .flush();
         return ExitCode.NOTHING_PARKED;
-    }
-
-    private static String withoutQuery(String url) {
-        int query = url.indexOf('?');
-        return query < 0 ? url : url.substring(0, query) + "?...";
     }
 }

@@ -2,11 +2,10 @@ package dev.lanes.cli.command;
 
 import dev.lanes.postgres.PostgresDeadLetterQueue;
 import dev.lanes.postgres.PostgresEventStore;
-import dev.lanes.postgres.PostgresOptions;
-import dev.lanes.postgres.PostgresUnavailableException;
 import dev.lanes.processing.TrackingOperations;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -14,25 +13,9 @@ import reactor.core.publisher.Mono;
 
 /** The options of {@code lanes processors list|pause|resume|reset|seek}: which database, processor and segment. */
 final class ProcessorsOptions {
-    /** A pool of one, with the default timeouts: a server that never answers fails the command after them. */
-    private static final PostgresOptions OPTIONS =
-            PostgresOptions.DEFAULT.withPoolSize(1).withApplicationName("lanes-cli");
-
-    @Option(
-            names = "--jdbc-url",
-            required = true,
-            paramLabel = "URL",
-            description = "The database of the checkpoints and events, e.g. jdbc:postgresql://127.0.0.1:5432/postgres"
-                    + " (currentSchema=... for another schema).")
-    @SuppressWarnings("NullAway.Init") // required: set by picocli before call()
-    String jdbcUrl;
-
-    @Option(names = "--db-user", defaultValue = "postgres", description = "(default: ${DEFAULT-VALUE}).")
-    String user = "postgres";
-
-    @Option(names = "--db-password", description = "(default: none).")
-    @Nullable
-    String password;
+    @Mixin
+    @SuppressWarnings("NullAway.Init") // set by picocli
+    DatabaseOptions database;
 
     @Option(names = "--processor", paramLabel = "NAME", description = "The tracking processor, e.g. Statements.")
     @Nullable
@@ -47,12 +30,7 @@ final class ProcessorsOptions {
 
     /** Fails as a bad option (exit 2) naming what is wrong; {@code processorRequired} for every command but list. */
     void validate(CommandSpec spec, boolean processorRequired) {
-        if (PostgresTarget.parse(jdbcUrl) == null) {
-            throw new ParameterException(
-                    spec.commandLine(),
-                    "Invalid value for option '--jdbc-url': '" + withoutQuery(jdbcUrl)
-                            + "' is not a PostgreSQL JDBC URL (expected jdbc:postgresql://host:port/database)");
-        }
+        database.validate(spec);
         if (processorRequired && processor == null) {
             throw new ParameterException(spec.commandLine(), "Missing required option: --processor");
         }
@@ -75,18 +53,12 @@ final class ProcessorsOptions {
      * @throws InfrastructureUnavailableException naming host and port, never a password
      */
     Connection open() {
-        PostgresEventStore store;
+        PostgresEventStore store = database.open(PostgresEventStore::connect);
         try {
-            store = PostgresEventStore.connect(jdbcUrl, user, password, OPTIONS);
-        } catch (RuntimeException e) {
-            throw translate(e);
-        }
-        try {
-            PostgresDeadLetterQueue queue = PostgresDeadLetterQueue.connect(jdbcUrl, user, password, OPTIONS);
-            return new Connection(store, queue);
+            return new Connection(store, database.open(PostgresDeadLetterQueue::connect));
         } catch (RuntimeException e) {
             store.close();
-            throw translate(e);
+            throw e;
         }
     }
 
@@ -114,19 +86,9 @@ final class ProcessorsOptions {
         try {
             return Objects.requireNonNull(work.block(ParkedCommand.TIMEOUT), "the call completed empty");
         } catch (IllegalArgumentException e) {
-            throw e;
+            throw e; // no such processor or segment: its own message
         } catch (RuntimeException e) {
-            throw translate(e);
+            throw database.translate(e);
         }
-    }
-
-    private RuntimeException translate(RuntimeException e) {
-        PostgresTarget target = Objects.requireNonNull(PostgresTarget.parse(jdbcUrl), "checked");
-        return e instanceof PostgresUnavailableException ? target.unavailable(e, OPTIONS) : target.failed(e);
-    }
-
-    private static String withoutQuery(String url) {
-        int query = url.indexOf('?');
-        return query < 0 ? url : url.substring(0, query) + "?...";
     }
 }
