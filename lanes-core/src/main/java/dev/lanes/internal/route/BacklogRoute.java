@@ -13,9 +13,7 @@ import reactor.util.concurrent.Queues;
  * feeds the producers instead of blocking them. Values handed to the consumer, and values discarded when it cancels,
  * leave the backlog.
  *
- * <p><b>Threading.</b> Any number of threads may offer at once, without a lock: values go into a multi-producer queue
- * (one producer's values stay in its order), and the consumer is called by one offering (or requesting) thread at a
- * time; the others leave as soon as their value is queued.
+ * <p>Emission is serialized by this route's monitor, as Reactor sinks require; the consumer may be called under it.
  *
  * @param <T> the value type
  */
@@ -33,7 +31,7 @@ public final class BacklogRoute<T> {
         this.sink = Sinks.unsafe()
                 .many()
                 .unicast()
-                .onBackpressureBuffer(Queues.<T>unboundedMultiproducer().get());
+                .onBackpressureBuffer(Queues.<T>unbounded().get());
         @SuppressWarnings("unchecked")
         Class<T> any = (Class<T>) (Class<?>) Object.class;
         this.flux = sink.asFlux().doOnNext(value -> left()).doOnDiscard(any, value -> {
@@ -52,9 +50,10 @@ public final class BacklogRoute<T> {
         if (backlog != null) {
             backlog.add();
         }
-        // unsafe sink (no guard against concurrent emitters): its queue takes concurrent offers, and its delivery
-        // loop is entered by one thread at a time
-        Sinks.EmitResult result = sink.tryEmitNext(value);
+        Sinks.EmitResult result;
+        synchronized (this) {
+            result = sink.tryEmitNext(value);
+        }
         if (result.isFailure()) {
             left();
             return false;
