@@ -26,12 +26,13 @@ import java.util.Objects;
 import org.junit.jupiter.api.Test;
 
 /**
- * The "Long-running processes" section of README.md: its wiring snippet compiled and run as written (an order placed,
- * its stock reserved, paid, shipped), and its two code blocks checked against this file and the example's source.
+ * The "The order example" section of docs/process-managers.md (README.md links to it): its wiring snippet compiled
+ * and run as written (an order placed, its stock reserved, paid, shipped), and its two code blocks checked against
+ * this file and the example's source.
  */
 class ReadmeProcessTest {
     private static final Duration WAIT = Duration.ofSeconds(10);
-    private static final Path README = Path.of("..", "README.md");
+    private static final Path README = Path.of("..", "docs", "process-managers.md");
     private static final Path SELF = Path.of("src/test/java/dev/lanes/test/process/ReadmeProcessTest.java");
     private static final Path EXAMPLE =
             Path.of("../lanes-examples/src/main/java/dev/lanes/examples/orders/Fulfilment.java");
@@ -89,17 +90,19 @@ class ReadmeProcessTest {
         int from = indexOf(self, "// --- README snippet: from here");
         int to = indexOf(self, "// --- README snippet: to here");
         for (String line : self.subList(from + 1, to)) {
-            assertThat(readme).as("README.md shows the line of the snippet").contains(line.strip());
+            assertThat(readme)
+                    .as("docs/process-managers.md shows the line of the snippet")
+                    .contains(line.strip());
         }
 
         List<String> example =
                 Files.readAllLines(EXAMPLE).stream().map(String::strip).toList();
-        int section = readme.indexOf("## Long-running processes");
+        int section = readme.indexOf("## The order example");
         int open = readme.subList(section, readme.size()).indexOf("```java") + section;
         int close = readme.subList(open + 1, readme.size()).indexOf("```") + open + 1;
         assertThat(close - open).as("the process block of the section").isGreaterThan(10);
         for (String line : readme.subList(open + 1, close)) {
-            assertThat(example).as("Fulfilment.java has the README's line").contains(line);
+            assertThat(example).as("Fulfilment.java has the guide's line").contains(line);
         }
     }
 
