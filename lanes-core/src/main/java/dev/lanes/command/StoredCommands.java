@@ -4,6 +4,7 @@ import dev.lanes.eventsourcing.CommandRefusal;
 import dev.lanes.eventsourcing.RequestOutcome;
 import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEventStream;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -34,7 +35,7 @@ final class StoredCommands {
     static DomainEventStream storedOrThrow(CommandMessage command, RequestOutcome outcome) {
         DomainEventStream stored = outcome.stream();
         if (stored == null) {
-            CommandRefusal refusal = java.util.Objects.requireNonNull(outcome.refusal());
+            CommandRefusal refusal = Objects.requireNonNull(outcome.refusal());
             throw rejectedEarlier(command, refusal);
         }
         requireSameCommand(command, stored);

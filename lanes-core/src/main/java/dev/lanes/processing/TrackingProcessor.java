@@ -894,15 +894,19 @@ public final class TrackingProcessor implements RuntimeComponent {
                 readerLoop.dispose();
             }
         });
-        List<ResetWaiter> waiting;
+        List<ResetWaiter> resets;
+        List<ResetWaiter> seen;
         synchronized (resetWaiters) {
-            waiting = new ArrayList<>(resetWaiters);
-            waiting.addAll(seenWaiters);
+            resets = List.copyOf(resetWaiters);
+            seen = List.copyOf(seenWaiters);
             resetWaiters.clear();
             seenWaiters.clear();
         }
-        waiting.forEach(waiter ->
+        resets.forEach(waiter ->
                 waiter.done().tryEmitError(new IllegalStateException(name() + " stopped before its reset was done")));
+        seen.forEach(waiter -> waiter.done()
+                .tryEmitError(
+                        new IllegalStateException(name() + " stopped before a tick saw the operators' requests")));
     }
 
     private Mono<Void> finalSave() {
