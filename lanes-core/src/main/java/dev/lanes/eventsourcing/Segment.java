@@ -4,6 +4,7 @@ import dev.lanes.api.AggregateId;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Collection;
 import java.util.Objects;
 
 /**
@@ -43,6 +44,19 @@ public record Segment(int index, int count) {
         if (count < 1 || count > MAX_COUNT || Integer.bitCount(count) != 1) {
             throw new IllegalArgumentException(
                     "segment count must be a power of two from 1 to " + MAX_COUNT + ": " + count);
+        }
+        return count;
+    }
+
+    /**
+     * The count the given segments share (of one processor's split).
+     *
+     * @throws IllegalArgumentException naming the segments when they are empty or of different counts
+     */
+    public static int commonCount(Collection<Segment> segments) {
+        int count = segments.isEmpty() ? 0 : segments.iterator().next().count();
+        if (count == 0 || segments.stream().anyMatch(segment -> segment.count() != count)) {
+            throw new IllegalArgumentException("segments must be one or more of one count: " + segments);
         }
         return count;
     }

@@ -82,7 +82,14 @@ public final class CommandDeadLetters implements DeadLetters, RuntimeComponent {
             types.put(processorName(type), new TypeParking(processorName(type)));
         }
         this.polling = new RetryRequestPolling(
-                "CommandDeadLetters", queue, this, types.keySet(), RETRY_POLL_INTERVAL, timer, () -> true);
+                "CommandDeadLetters",
+                queue,
+                this,
+                types.keySet(),
+                RETRY_POLL_INTERVAL,
+                timer,
+                () -> true,
+                RetryRequestPolling.WHOLE_STREAM);
     }
 
     /**

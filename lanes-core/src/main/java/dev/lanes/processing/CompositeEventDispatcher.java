@@ -99,7 +99,8 @@ public final class CompositeEventDispatcher implements GroupedComponent {
                 processors.keySet(),
                 builder.pollInterval,
                 builder.pollTimer,
-                () -> true);
+                () -> true,
+                RetryRequestPolling.WHOLE_STREAM);
     }
 
     /** What the bus runs as it moves work to this instance; named for its logs. */

@@ -3,6 +3,7 @@ package dev.lanes.processing;
 import dev.lanes.api.AggregateId;
 import dev.lanes.event.OwnershipFence;
 import dev.lanes.event.OwnershipLostException;
+import dev.lanes.eventsourcing.Segment;
 import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEventStream;
 import java.util.List;
@@ -163,6 +164,32 @@ public interface DeadLetterQueue {
      */
     default Mono<List<DeadLetterSequence>> takeRetryRequests(Set<String> processors) {
         return Mono.just(List.of());
+    }
+
+    /**
+     * Takes the retries requested from outside for these processors, as {@link #takeRetryRequests(Set)} does, but only
+     * those whose aggregate falls in one of {@code segments} (all of one {@link Segment#count() count}); the others stay
+     * for the instance that reads their segment, so that a requested retry runs in the lane of the aggregate's owner,
+     * ordered with the streams it reads. A tracking processor split into segments polls with the segments it holds;
+     * with none, nothing is taken.
+     *
+     * <p>The default serves one segment ({@code count} 1, the whole stream) through {@link #takeRetryRequests(Set)},
+     * and fails for more: a queue shared between processes must filter by segment where it keeps the requests.
+     *
+     * @throws IllegalArgumentException (as the Mono's error) when the segments are of different counts
+     */
+    default Mono<List<DeadLetterSequence>> takeRetryRequests(Set<String> processors, Set<Segment> segments) {
+        return Mono.defer(() -> {
+            if (segments.isEmpty()) {
+                return Mono.just(List.of());
+            }
+            if (Segment.commonCount(segments) == 1) {
+                return takeRetryRequests(processors);
+            }
+            return Mono.error(new UnsupportedOperationException(getClass().getName()
+                    + " cannot take the retries requested for segments " + segments + " of processors " + processors
+                    + ": a queue shared between processes must override takeRetryRequests(Set, Set)"));
+        });
     }
 
     /**

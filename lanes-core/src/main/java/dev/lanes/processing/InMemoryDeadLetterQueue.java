@@ -1,12 +1,14 @@
 package dev.lanes.processing;
 
 import dev.lanes.api.AggregateId;
+import dev.lanes.eventsourcing.Segment;
 import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEventStream;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongFunction;
 import org.jspecify.annotations.Nullable;
@@ -22,6 +24,12 @@ final class InMemoryDeadLetterQueue implements DeadLetterQueue {
 
     InMemoryDeadLetterQueue(Clock clock) {
         this.clock = clock;
+    }
+
+    /** Nothing is requested from outside this process: there is nothing to take, whatever the segments. */
+    @Override
+    public Mono<List<DeadLetterSequence>> takeRetryRequests(Set<String> processors, Set<Segment> segments) {
+        return Mono.just(List.of());
     }
 
     @Override

@@ -38,6 +38,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -70,9 +71,10 @@ import reactor.core.scheduler.Schedulers;
  * dev.lanes.dispatch.RetryPolicy}) fails becomes the head of a new sequence. {@link #deadLetters()} lists, retries and
  * skips them; a retry runs in the aggregate's lane, ordered with the streams read. Retries requested from outside
  * ({@code lanes parked retry|skip}, {@link DeadLetterQueue#takeRetryRequests}) are taken every {@link
- * Builder#retryRequestPolling} interval by an instance that reads (with one segment: the one that holds the claim;
- * with more, any instance reading a segment takes them, also for aggregates of a segment another instance owns, whose
- * retry then runs in this instance's lane, not ordered with that owner's reading), which also reloads the queue ({@link
+ * Builder#retryRequestPolling} interval by the instance that reads the aggregate's segment (with one segment: the one
+ * that holds the claim; with more, each instance takes only the requests of the segments it holds, {@link
+ * DeadLetterQueue#takeRetryRequests(Set, Set)}), so the retry runs in the owner's lane, ordered with the streams it
+ * reads; a request for a segment nobody reads waits for its next owner. The reading instance also reloads the queue ({@link
  * DeadLetterQueue#reload}) each time it takes a segment, before it reads it: so a restarted instance, or one taking
  * over, parks the aggregate's streams it reads again behind the head another instance parked.
  *
@@ -207,7 +209,8 @@ public final class TrackingProcessor implements RuntimeComponent {
                 Set.of(processor.name()),
                 builder.retryPollInterval,
                 builder.retryPollTimer != null ? builder.retryPollTimer : timer,
-                this::isReading);
+                this::isReading,
+                this::heldSegments);
         this.group = RuntimeComponent.group(name(), dispatchers, schedulers);
     }
 
@@ -327,6 +330,12 @@ public final class TrackingProcessor implements RuntimeComponent {
                 .map(reader -> reader.segment.index())
                 .sorted()
                 .toList();
+    }
+
+    private Set<Segment> heldSegments() {
+        return ownedSegments().stream()
+                .map(index -> new Segment(index, settings.segments()))
+                .collect(Collectors.toUnmodifiableSet());
     }
 
     /**

@@ -174,4 +174,24 @@ class TrackingSegmentsTest {
                 .hasMessageContaining("reads 4 segments")
                 .hasMessageContaining("onSegmentReset");
     }
+
+    @Test
+    void aQueueThatCannotFilterRetryRequestsBySegmentSaysSoInsteadOfTakingAnothersRequests() {
+        DeadLetterQueue shared = new ForwardingDeadLetterQueue(DeadLetterQueues.inMemory()) {};
+        Set<Segment> half = Set.of(new Segment(1, 2));
+
+        assertThatThrownBy(() -> shared.takeRetryRequests(Set.of(NAME), half).block(WAIT))
+                .isInstanceOf(UnsupportedOperationException.class)
+                .hasMessageContaining("segments [segment 1/2] of processors [Orders]")
+                .hasMessageContaining("must override takeRetryRequests(Set, Set)");
+        assertThat(shared.takeRetryRequests(Set.of(NAME), Set.of(Segment.ALL)).block(WAIT))
+                .as("the whole stream is served by the unfiltered take")
+                .isEmpty();
+        assertThat(shared.takeRetryRequests(Set.of(NAME), Set.of()).block(WAIT))
+                .as("an instance that holds no segment takes nothing")
+                .isEmpty();
+        assertThatThrownBy(() -> Segment.commonCount(List.of(new Segment(0, 2), new Segment(0, 4))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("one count");
+    }
 }

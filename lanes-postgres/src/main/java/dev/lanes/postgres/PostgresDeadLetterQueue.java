@@ -4,6 +4,7 @@ import dev.lanes.api.AggregateId;
 import dev.lanes.api.NamedAggregate;
 import dev.lanes.event.OwnershipFence;
 import dev.lanes.event.OwnershipLostException;
+import dev.lanes.eventsourcing.Segment;
 import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.processing.DeadLetter;
@@ -123,6 +124,12 @@ public final class PostgresDeadLetterQueue implements DeadLetterQueue, AutoClose
             + " WHERE processor = ANY (?) RETURNING "
             + COLUMNS + ") SELECT " + COLUMNS + ", count(*) FROM taken JOIN lanes_dead_letters USING (" + COLUMNS
             + ") GROUP BY " + COLUMNS + " ORDER BY " + COLUMNS;
+
+    /** As {@link #TAKE_RETRIES}, for the aggregates of some segments of one count (the hash of V10's segment_hash). */
+    private static final String TAKE_SEGMENT_RETRIES = "WITH taken AS (DELETE FROM lanes_dead_letter_retries"
+            + " WHERE processor = ANY (?) AND (('x' || substr(md5(aggregate_id), 1, 8))::bit(32)::int & ?) = ANY (?)"
+            + " RETURNING " + COLUMNS + ") SELECT " + COLUMNS + ", count(*) FROM taken JOIN lanes_dead_letters USING ("
+            + COLUMNS + ") GROUP BY " + COLUMNS + " ORDER BY " + COLUMNS;
 
     private static final String DISCARD = "DELETE FROM lanes_dead_letters WHERE processor = ?";
 
@@ -692,6 +699,35 @@ public final class PostgresDeadLetterQueue implements DeadLetterQueue, AutoClose
                 query.setArray(1, connection.createArrayOf("text", names.toArray()));
                 return sequences(query);
             }
+        });
+    }
+
+    /**
+     * Takes the requested retries of these processors whose aggregate falls in one of {@code segments} (all of one
+     * count), each once; the requests of other segments stay for the instances that read them. One statement: the
+     * segment is computed in the database as {@link Segment#hash} computes it in Java.
+     */
+    @Override
+    public Mono<List<DeadLetterSequence>> takeRetryRequests(Set<String> processors, Set<Segment> segments) {
+        return Mono.defer(() -> {
+            if (segments.isEmpty()) {
+                return Mono.just(List.of());
+            }
+            int count = Segment.commonCount(segments);
+            if (count == 1) {
+                return takeRetryRequests(processors);
+            }
+            List<String> names = List.copyOf(processors);
+            Integer[] indexes = segments.stream().map(Segment::index).sorted().toArray(Integer[]::new);
+            return call(
+                    "taking the requested dead-letter retries of " + names + " in segments " + segments, connection -> {
+                        try (PreparedStatement query = connection.prepareStatement(TAKE_SEGMENT_RETRIES)) {
+                            query.setArray(1, connection.createArrayOf("text", names.toArray()));
+                            query.setInt(2, count - 1);
+                            query.setArray(3, connection.createArrayOf("integer", indexes));
+                            return sequences(query);
+                        }
+                    });
         });
     }
 
