@@ -6,6 +6,7 @@ import dev.lanes.event.DomainEventBus;
 import dev.lanes.eventsourcing.CheckpointStore;
 import dev.lanes.eventsourcing.CheckpointStores;
 import dev.lanes.eventsourcing.EventStore;
+import dev.lanes.eventsourcing.Segment;
 import dev.lanes.eventsourcing.SnapshotStore;
 import dev.lanes.modeling.AggregateDefinition;
 import dev.lanes.processing.DeadLetterQueue;
@@ -13,6 +14,7 @@ import dev.lanes.processing.EventProcessor;
 import dev.lanes.processing.ProcessorKind;
 import dev.lanes.processing.Snapshotter;
 import dev.lanes.processing.TrackingProcessor;
+import dev.lanes.processing.TrackingSettings;
 import dev.lanes.tracing.MessageTracing;
 import java.util.List;
 import java.util.Locale;
@@ -72,7 +74,9 @@ record LanesFactory(
      *
      * @throws IllegalStateException when the context declares no {@link AggregateDefinition} bean
      * @throws LanesConfigurationException naming the property when {@code lanes.processors.feed.<name>} names no
-     *     processor bean, asks a saga to be fed from the store, or asks for {@code tracking} without a checkpoint store
+     *     processor bean, asks a saga to be fed from the store, or asks for {@code tracking} without a checkpoint store;
+     *     or when {@code lanes.processors.segments.<name>} names no processor, is not a power of two from 1 to 1024,
+     *     or splits a processor that is not fed by {@code tracking}
      */
     Lanes build(
             LanesProperties properties, DispatcherSchedulers schedulers, LanesParkingLots parking, LanesWiring wiring) {
@@ -81,7 +85,9 @@ record LanesFactory(
                     + " (@Bean AggregateDefinition<Account> account() { ... }) or exclude LanesAutoConfiguration");
         }
         Map<String, LanesProperties.Feed> configured = properties.processors().feed();
-        requireKnownProcessors(configured);
+        requireKnownProcessors("lanes.processors.feed.", configured);
+        requireKnownProcessors(
+                "lanes.processors.segments.", properties.processors().segments());
         Lanes.Builder builder = Lanes.builder()
                 .eventStore(eventStore)
                 .shutdownTimeout(properties.shutdownTimeout())
@@ -101,11 +107,12 @@ record LanesFactory(
         }
         for (EventProcessor processor : processors) {
             LanesProperties.Feed feed = feedOf(processor, configured.get(processor.name()));
+            TrackingSettings settings = segmentsOf(processor, feed, properties);
             wiring.feed(processor.name(), name(feed));
             if (feed == LanesProperties.Feed.BUS) {
                 builder.processor(processor);
             } else {
-                track(builder, processor, feed, wiring);
+                track(builder, processor, feed, settings, wiring);
             }
         }
         factories.forEach(factory -> builder.processor(factory::create));
@@ -133,7 +140,12 @@ record LanesFactory(
         return builder.build();
     }
 
-    private void track(Lanes.Builder builder, EventProcessor processor, LanesProperties.Feed feed, LanesWiring wiring) {
+    private void track(
+            Lanes.Builder builder,
+            EventProcessor processor,
+            LanesProperties.Feed feed,
+            TrackingSettings settings,
+            LanesWiring wiring) {
         CheckpointStore durable = checkpoints;
         CheckpointStore store =
                 feed == LanesProperties.Feed.TRACKING && durable != null ? durable : CheckpointStores.inMemory();
@@ -142,6 +154,7 @@ record LanesFactory(
         AtomicReference<@Nullable TrackingProcessor> local = new AtomicReference<>();
         builder.trackingProcessor((events, queue) -> {
             TrackingProcessor built = TrackingProcessor.builder(processor, events, store)
+                    .settings(settings)
                     .deadLetterQueue(queue)
                     .metrics(recording)
                     .tracing(traced)
@@ -150,6 +163,31 @@ record LanesFactory(
             return built;
         });
         wiring.track(new LanesWiring.Tracked(processor.name(), feed, processor.aggregateTypes(), store, local));
+    }
+
+    /** The tracking settings of a processor fed from the store: its {@code lanes.processors.segments.<name>}. */
+    private static TrackingSettings segmentsOf(
+            EventProcessor processor, LanesProperties.Feed feed, LanesProperties properties) {
+        String property = "lanes.processors.segments." + processor.name();
+        Integer segments = properties.processors().segments().get(processor.name());
+        if (segments == null) {
+            return TrackingSettings.DEFAULT;
+        }
+        TrackingSettings settings;
+        try {
+            settings = TrackingSettings.DEFAULT.withSegments(segments);
+        } catch (IllegalArgumentException invalid) {
+            throw new LanesConfigurationException(
+                    property + "=" + segments + ": " + invalid.getMessage(),
+                    "Set " + property + " to a power of two from 1 to " + Segment.MAX_COUNT + ".");
+        }
+        if (feed != LanesProperties.Feed.TRACKING && segments != 1) {
+            throw new LanesConfigurationException(
+                    property + "=" + segments + ": only a tracking processor is split into segments, and "
+                            + processor.name() + " is fed by " + name(feed),
+                    "Set lanes.processors.feed." + processor.name() + " to tracking, or remove " + property + ".");
+        }
+        return settings;
     }
 
     private LanesProperties.Feed feedOf(EventProcessor processor, LanesProperties.@Nullable Feed configured) {
@@ -182,13 +220,15 @@ record LanesFactory(
                 : LanesProperties.Feed.TRACKING;
     }
 
-    private void requireKnownProcessors(Map<String, LanesProperties.Feed> configured) {
+    private void requireKnownProcessors(String prefix, Map<String, ?> configured) {
         Set<String> names = new TreeSet<>();
         processors.forEach(processor -> names.add(processor.name()));
-        for (Map.Entry<String, LanesProperties.Feed> entry : configured.entrySet()) {
+        for (Map.Entry<String, ?> entry : configured.entrySet()) {
             if (!names.contains(entry.getKey())) {
+                Object value = entry.getValue();
                 throw new LanesConfigurationException(
-                        "lanes.processors.feed." + entry.getKey() + ": '" + name(entry.getValue())
+                        prefix + entry.getKey() + ": '"
+                                + (value instanceof LanesProperties.Feed feed ? name(feed) : value)
                                 + "' names no EventProcessor bean (the processor beans are: " + names + ")",
                         "Use the processor's name (EventProcessor.name()), or remove the property.");
             }

@@ -90,7 +90,7 @@ public record LanesProperties(
                 null,
                 new Postgres(true, true, Postgres.DEFAULT_SNAPSHOT_INTERVAL, Postgres.DEFAULT_SOCKET_TIMEOUT),
                 new Kafka(null, null, "lanes", Lanes.DEFAULT_START_TIMEOUT, null, (short) 1, Map.of()),
-                new Processors(true, Map.of()));
+                new Processors(true, Map.of(), Map.of()));
     }
 
     private static void requirePositive(String property, @Nullable Duration value) {
@@ -208,12 +208,18 @@ public record LanesProperties(
      * @param feed The feed of each processor, by its name: tracking (from its checkpoint in PostgreSQL), replay (from
      *     position 0 at every start) or bus. Unset: replay for projections and tracking for other processors when the
      *     store is PostgreSQL, bus otherwise; sagas are always fed by the bus.
+     * @param segments How many segments a tracking processor's stream is split into, by its name: a power of two from
+     *     1 to 1024; the running instances share the segments, each with its own checkpoint and claim. Unset: 1 (one
+     *     instance reads, the others stand by). Changing it for a processor that has checkpoints is refused at start,
+     *     naming both counts (reset the processor first).
      */
     public record Processors(
             @DefaultValue("true") boolean healthWaitsForCatchUp,
-            @DefaultValue Map<String, Feed> feed) {
+            @DefaultValue Map<String, Feed> feed,
+            @DefaultValue Map<String, Integer> segments) {
         public Processors {
             feed = feed == null ? Map.of() : Map.copyOf(feed);
+            segments = segments == null ? Map.of() : Map.copyOf(segments);
         }
     }
 

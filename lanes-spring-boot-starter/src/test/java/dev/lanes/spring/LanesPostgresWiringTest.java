@@ -23,6 +23,7 @@ import dev.lanes.postgres.PostgresUnavailableException;
 import dev.lanes.processing.DeadLetterQueue;
 import dev.lanes.processing.EventProcessor;
 import dev.lanes.processing.ProcessorKind;
+import dev.lanes.processing.TrackingProcessor;
 import dev.lanes.test.logging.LogCapture;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -30,6 +31,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -153,6 +155,30 @@ class LanesPostgresWiringTest {
                             .untilAsserted(
                                     () -> assertThat(checkpoints.load("Mailer").block(WAIT))
                                             .isPositive());
+                });
+    }
+
+    @Test
+    void aSegmentsPropertySplitsATrackingProcessorAndTheOnlyInstanceReadsEverySegment() {
+        AtomicInteger handled = new AtomicInteger();
+        EventProcessor handler = EventProcessor.builder("SegmentedMailer", ProcessorKind.HANDLER)
+                .on(Bank.ACCOUNT, Object.class, (event, context) -> Mono.fromRunnable(handled::incrementAndGet))
+                .build();
+        runner.withPropertyValues(database())
+                .withPropertyValues("lanes.processors.segments.SegmentedMailer=4")
+                .withBean("mailer", EventProcessor.class, () -> handler)
+                .run(context -> {
+                    TrackingProcessor tracking = context.getBean(LanesWiring.class).tracked().stream()
+                            .filter(tracked -> tracked.name().equals("SegmentedMailer"))
+                            .map(tracked -> tracked.local().get())
+                            .findFirst()
+                            .orElseThrow();
+                    assertThat(tracking.segments()).isEqualTo(4);
+                    await().atMost(WAIT).until(() -> tracking.ownedSegments().equals(List.of(0, 1, 2, 3)));
+                    context.getBean(CommandGateway.class)
+                            .send(Bank.account("s-1"), new OpenAccount("ada"), WaitStage.PROCESSED)
+                            .block(WAIT);
+                    await().atMost(WAIT).until(() -> handled.get() == 1);
                 });
     }
 

@@ -54,7 +54,13 @@ class LanesStartupFailureTest {
                         + " spring.lifecycle.timeout-per-shutdown-phase (PT30S): Spring would stop waiting for Lanes'"
                         + " graceful stop while it still drains; raise the phase timeout or lower Lanes' own",
                 "lanes.processors.feed.Nope=replay | lanes.processors.feed.Nope: 'replay' names no EventProcessor bean"
-                        + " (the processor beans are: [BalanceProjection])"
+                        + " (the processor beans are: [BalanceProjection])",
+                "lanes.processors.segments.Nope=2 | lanes.processors.segments.Nope: '2' names no EventProcessor bean"
+                        + " (the processor beans are: [BalanceProjection])",
+                "lanes.processors.segments.BalanceProjection=3 | lanes.processors.segments.BalanceProjection=3: segments"
+                        + " must be a power of two from 1 to 1024: 3",
+                "lanes.processors.segments.BalanceProjection=4 | lanes.processors.segments.BalanceProjection=4: only a"
+                        + " tracking processor is split into segments, and BalanceProjection is fed by bus"
             })
     void anInvalidPropertyFailsTheStartWithOneReportNamingItTheValueAndTheValidOnes(String properties, String line) {
         String[] set = ("lanes.store=memory," + properties).split(",");
