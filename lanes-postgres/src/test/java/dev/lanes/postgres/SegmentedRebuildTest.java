@@ -24,10 +24,12 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 
 /**
  * Three instances (three runtimes in this JVM) on one PostgreSQL rebuild a projection split into 8 segments: they share
@@ -55,6 +57,14 @@ class SegmentedRebuildTest {
     private final List<String> outOfOrder = java.util.Collections.synchronizedList(new ArrayList<>());
     private final Map<String, Set<String>> handledBy = new ConcurrentHashMap<>();
     private final AtomicInteger handledByFirst = new AtomicInteger();
+
+    /** What the first instance's held handlers wait for: emitted after the test, so none times out in later tests. */
+    private final Sinks.Empty<Void> release = Sinks.empty();
+
+    @AfterEach
+    void releaseTheHeldHandlers() {
+        release.tryEmitEmpty();
+    }
 
     @Test
     void threeInstancesShareEightSegmentsAndTakeOverFromOneStoppedAbruptly() {
@@ -137,13 +147,13 @@ class SegmentedRebuildTest {
         });
     }
 
-    /** An instance whose handlers hold every stream after the first {@code handled} (never completing). */
+    /** An instance whose handlers hold every stream after the first {@code handled} (until the test ends). */
     private TrackingProcessor instance(String owner, int handled) {
         AtomicInteger count = owner.equals("first") ? handledByFirst : new AtomicInteger();
         EventProcessor processor = EventProcessor.builder(name, ProcessorKind.PROJECTION)
                 .on(counter, Deposited.class, (event, context) -> {
                     if (count.incrementAndGet() > handled) {
-                        return Mono.never();
+                        return release.asMono();
                     }
                     return Mono.fromRunnable(() -> {
                         AggregateId id = context.aggregateId();
