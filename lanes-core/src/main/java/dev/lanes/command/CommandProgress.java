@@ -1,5 +1,6 @@
 package dev.lanes.command;
 
+import dev.lanes.internal.Internal;
 import java.util.List;
 
 /**
@@ -7,7 +8,8 @@ import java.util.List;
  * something the store contradicts. Obtained when the lane begins handling the command ({@link CommandResults#handling}); then,
  * from that lane only, for each append {@link #beginAppend} followed by {@link #stored} or {@link #appendFailed}.
  */
-interface CommandProgress {
+@Internal
+public interface CommandProgress {
 
     /** For a command no sender waits for on this instance. */
     CommandProgress UNTRACKED = new CommandProgress() {

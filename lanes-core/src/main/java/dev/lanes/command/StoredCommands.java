@@ -2,6 +2,7 @@ package dev.lanes.command;
 
 import dev.lanes.eventsourcing.CommandRefusal;
 import dev.lanes.eventsourcing.RequestOutcome;
+import dev.lanes.internal.Internal;
 import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEventStream;
 import java.util.Objects;
@@ -11,7 +12,8 @@ import org.jspecify.annotations.Nullable;
  * Whether what a request id left in the store answers a command: the same request id must come with the same command
  * hash; a refusal answers with itself.
  */
-final class StoredCommands {
+@Internal
+public final class StoredCommands {
     private StoredCommands() {}
 
     /**
@@ -26,13 +28,13 @@ final class StoredCommands {
      * The refusal that answers {@code command}: the stored one, unless the command is another one than the refused
      * (then the request id was reused).
      */
-    static CommandRejectedEarlierException rejectedEarlier(CommandMessage command, CommandRefusal refusal) {
+    public static CommandRejectedEarlierException rejectedEarlier(CommandMessage command, CommandRefusal refusal) {
         requireSameHash(command, refusal.commandHash());
         return new CommandRejectedEarlierException(refusal);
     }
 
     /** The stream {@code outcome} stored, after the checks; a refusal is thrown as {@link #rejectedEarlier}. */
-    static DomainEventStream storedOrThrow(CommandMessage command, RequestOutcome outcome) {
+    public static DomainEventStream storedOrThrow(CommandMessage command, RequestOutcome outcome) {
         DomainEventStream stored = outcome.stream();
         if (stored == null) {
             CommandRefusal refusal = Objects.requireNonNull(outcome.refusal());

@@ -1,5 +1,6 @@
 package dev.lanes.command;
 
+import dev.lanes.internal.Internal;
 import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.tracing.MessageTrace;
@@ -12,7 +13,8 @@ import reactor.core.publisher.Mono;
  * Traces each send of its delegate: the trace starts at subscription, on the subscribing thread, and ends once with the
  * send's outcome (its result, its error, or a cancellation).
  */
-final class TracedCommandGateway implements CommandGateway {
+@Internal
+public final class TracedCommandGateway implements CommandGateway {
     private final CommandGateway delegate;
     private final MessageTracing tracing;
 
@@ -48,7 +50,7 @@ final class TracedCommandGateway implements CommandGateway {
     }
 
     /** {@code command} with the trace's headers: the same message, request and aggregate. */
-    static CommandMessage carrying(CommandMessage command, MessageTrace trace) {
+    public static CommandMessage carrying(CommandMessage command, MessageTrace trace) {
         return new CommandMessage(
                 command.messageId(),
                 command.aggregateId(),
@@ -59,7 +61,7 @@ final class TracedCommandGateway implements CommandGateway {
     }
 
     /** {@code stream} with the trace's headers: the same stream otherwise. */
-    static DomainEventStream carrying(DomainEventStream stream, MessageTrace trace) {
+    public static DomainEventStream carrying(DomainEventStream stream, MessageTrace trace) {
         return new DomainEventStream(
                 stream.id(),
                 stream.aggregateId(),

@@ -1,7 +1,6 @@
 /**
- * The command side: the command bus SPI and its in-memory implementation, the gateway with its wait stages, and the
- * {@link dev.lanes.command.CommandDispatcher} that loads, decides, evolves, appends and publishes, one lane per
- * aggregate.
+ * The command side's front: the command bus SPI and its in-memory implementation, and the gateway with its wait
+ * stages. The lane that loads, decides, appends and publishes is in {@link dev.lanes.command.lane}.
  */
 @NullMarked
 package dev.lanes.command;

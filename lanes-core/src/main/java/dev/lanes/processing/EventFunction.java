@@ -1,5 +1,6 @@
 package dev.lanes.processing;
 
+import dev.lanes.messaging.EventContext;
 import reactor.core.publisher.Mono;
 
 /**

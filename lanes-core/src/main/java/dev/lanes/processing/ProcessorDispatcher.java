@@ -16,12 +16,23 @@ import dev.lanes.eventsourcing.PayloadCodecException;
 import dev.lanes.eventsourcing.UndecodedPayload;
 import dev.lanes.flow.IntakeGate;
 import dev.lanes.internal.Immediate;
+import dev.lanes.internal.Internal;
 import dev.lanes.internal.route.BacklogRoute;
 import dev.lanes.lifecycle.GroupedComponent;
 import dev.lanes.lifecycle.RuntimeComponent;
 import dev.lanes.lifecycle.RuntimeContext;
 import dev.lanes.messaging.DomainEvent;
 import dev.lanes.messaging.DomainEventStream;
+import dev.lanes.processing.deadletter.AttemptedStream;
+import dev.lanes.processing.deadletter.DeadLetter;
+import dev.lanes.processing.deadletter.DeadLetterQueue;
+import dev.lanes.processing.deadletter.DeadLetterSequencer;
+import dev.lanes.processing.deadletter.DeadLetters;
+import dev.lanes.processing.deadletter.RetryOutcome;
+import dev.lanes.processing.deadletter.SequenceOperation;
+import dev.lanes.processing.saga.AttemptedReply;
+import dev.lanes.processing.saga.ParkedReply;
+import dev.lanes.processing.saga.SagaOutbox;
 import dev.lanes.scheduler.AggregateSchedulerSupplier;
 import dev.lanes.tracing.MessageTracing;
 import java.time.Clock;
@@ -51,7 +62,8 @@ import reactor.core.scheduler.Schedulers;
  * (closed while its pending commands are at their budget), and replies to its commands, always admitted (they are what
  * brings the pending commands down), each in the lane of the aggregate whose event caused the command.
  */
-final class ProcessorDispatcher implements GroupedComponent {
+@Internal
+public final class ProcessorDispatcher implements GroupedComponent {
     /** How often a parking the dead-letter queue failed is tried again, in the lane (see {@link DeadLetterSequencer}). */
     static final Duration PARKING_RETRY_INTERVAL = Duration.ofSeconds(1);
 

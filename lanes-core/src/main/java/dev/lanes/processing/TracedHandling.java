@@ -1,6 +1,7 @@
 package dev.lanes.processing;
 
 import dev.lanes.internal.Immediate;
+import dev.lanes.internal.Internal;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.tracing.MessageTrace;
 import dev.lanes.tracing.MessageTracing;
@@ -16,11 +17,12 @@ import reactor.core.publisher.Mono;
  * are not traced (their command's trace covers them). With {@link MessageTracing#NONE}, the processor's handling as it
  * is.
  */
-final class TracedHandling {
+@Internal
+public final class TracedHandling {
     private TracedHandling() {}
 
     /** As {@link EventProcessor#handleMessage}: the functions run when this is called. */
-    static Mono<Void> handle(MessageTracing tracing, EventProcessor processor, Object message) {
+    public static Mono<Void> handle(MessageTracing tracing, EventProcessor processor, Object message) {
         if (tracing == MessageTracing.NONE || !(message instanceof DomainEventStream stream)) {
             return processor.handleMessage(message);
         }

@@ -16,6 +16,7 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchCondition;
 import com.tngtech.archunit.lang.ConditionEvents;
 import com.tngtech.archunit.lang.SimpleConditionEvent;
+import dev.lanes.internal.Internal;
 import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.NullMarked;
@@ -135,10 +136,32 @@ class ArchitectureTest {
                 .and()
                 .areDeclaredInClassesThat()
                 .arePublic()
+                .and(not(InternalElements.CODE_UNIT))
+                .should(notMentionInTheirSignature(InternalElements.TYPE))
+                .because("a public signature of the API is the API: what it names must be API too")
+                .check(CORE);
+    }
+
+    @Test
+    void theInternalPackagesAreMarkedInternal() {
+        classes()
+                .that()
+                .resideInAPackage("dev.lanes.internal..")
+                .should(beInternal())
+                .because("@Internal is the one way Lanes marks what is not API (see docs/architecture.md)")
+                .check(CORE);
+    }
+
+    @Test
+    void onlyPublicTypesAreMarkedInternal() {
+        classes()
+                .that()
+                .areAnnotatedWith(Internal.class)
                 .and()
-                .areDeclaredInClassesThat()
-                .resideOutsideOfPackage("dev.lanes.internal..")
-                .should(notMentionInTheirSignature(resideInAPackage("dev.lanes.internal..")))
+                .doNotHaveSimpleName("package-info")
+                .should()
+                .bePublic()
+                .because("@Internal marks what is public only to be shared; a package-private type is hidden already")
                 .check(CORE);
     }
 
@@ -177,6 +200,18 @@ class ArchitectureTest {
                         events.add(SimpleConditionEvent.violated(
                                 codeUnit, codeUnit.getFullName() + " exposes " + type.getName()));
                     }
+                }
+            }
+        };
+    }
+
+    private static ArchCondition<JavaClass> beInternal() {
+        return new ArchCondition<>("be marked @Internal") {
+            @Override
+            public void check(JavaClass javaClass, ConditionEvents events) {
+                if (!InternalElements.TYPE.test(javaClass)) {
+                    events.add(SimpleConditionEvent.violated(
+                            javaClass, javaClass.getName() + " is in an internal package without @Internal"));
                 }
             }
         };

@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.lanes.api.AggregateId;
-import dev.lanes.command.CommandDispatcher;
+import dev.lanes.command.lane.CommandDispatcher;
 import dev.lanes.test.logging.LogCapture;
 import dev.lanes.test.logging.LogLine;
 import dev.lanes.test.time.CountingScheduler;

@@ -10,7 +10,7 @@ import dev.lanes.dispatch.RetryPolicy;
 import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.modeling.AggregateDefinition;
-import dev.lanes.processing.DeadLetterQueue;
+import dev.lanes.processing.deadletter.DeadLetterQueue;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;

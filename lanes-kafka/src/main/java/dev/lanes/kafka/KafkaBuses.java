@@ -2,8 +2,8 @@ package dev.lanes.kafka;
 
 import dev.lanes.Lanes;
 import dev.lanes.api.MaterializedNamedAggregate;
-import dev.lanes.command.CommandDispatcher;
 import dev.lanes.command.CommandResults;
+import dev.lanes.command.lane.CommandDispatcher;
 import dev.lanes.eventsourcing.PayloadCodec;
 import dev.lanes.lifecycle.RuntimeComponent;
 import dev.lanes.lifecycle.RuntimeContext;

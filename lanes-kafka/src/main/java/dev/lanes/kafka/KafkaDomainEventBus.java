@@ -45,7 +45,7 @@ import reactor.core.publisher.Mono;
  * <p><b>Delivery</b>: at least once, per aggregate in version order. After a crash or a rebalance a processor may see
  * streams it handled before, again in version order (a redelivery of a suffix), never a gap: keep a processor's effects
  * idempotent, e.g. by skipping versions at or below the last one it applied ({@link
- * dev.lanes.processing.EventContext#version()}). A new group starts from the earliest record the topic still holds.
+ * dev.lanes.messaging.EventContext#version()}). A new group starts from the earliest record the topic still holds.
  *
  * <p><b>Payloads</b> go through the event codec of {@link KafkaBuses} (the store's, with its type names and upcasters).
  * A stream whose event the codec cannot decode is delivered with that payload kept encoded ({@link

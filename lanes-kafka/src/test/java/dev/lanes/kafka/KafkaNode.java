@@ -1,9 +1,9 @@
 package dev.lanes.kafka;
 
-import dev.lanes.command.CommandDispatcher;
 import dev.lanes.command.CommandGateway;
 import dev.lanes.command.CommandGateways;
 import dev.lanes.command.CommandResults;
+import dev.lanes.command.lane.CommandDispatcher;
 import dev.lanes.dispatch.LaneStrategy;
 import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.processing.CompositeEventDispatcher;

@@ -2,7 +2,7 @@ package dev.lanes.micrometer;
 
 import dev.lanes.dispatch.DispatcherMetrics;
 import dev.lanes.eventsourcing.Segment;
-import dev.lanes.processing.TrackingOperations;
+import dev.lanes.processing.tracking.TrackingOperations;
 import dev.lanes.runtime.LanesRuntime;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;

@@ -1,7 +1,7 @@
 package dev.lanes.micrometer;
 
-import dev.lanes.processing.SegmentStatus;
-import dev.lanes.processing.TrackingOperations;
+import dev.lanes.processing.tracking.SegmentStatus;
+import dev.lanes.processing.tracking.TrackingOperations;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;

@@ -22,7 +22,7 @@ import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.postgres.PostgresEventStore;
 import dev.lanes.processing.EventProcessor;
 import dev.lanes.processing.ProcessorKind;
-import dev.lanes.processing.TrackingProcessor;
+import dev.lanes.processing.tracking.TrackingProcessor;
 import dev.lanes.tracing.MessageTracing;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.sdk.OpenTelemetrySdk;

@@ -2,10 +2,10 @@ package dev.lanes.postgres;
 
 import dev.lanes.command.CommandBus;
 import dev.lanes.command.CommandBuses;
-import dev.lanes.command.CommandDispatcher;
 import dev.lanes.command.CommandGateway;
 import dev.lanes.command.CommandGateways;
 import dev.lanes.command.CommandResults;
+import dev.lanes.command.lane.CommandDispatcher;
 import dev.lanes.dispatch.DispatcherStats;
 import dev.lanes.dispatch.LaneSettings;
 import dev.lanes.dispatch.LaneStrategy;

@@ -11,7 +11,7 @@ import dev.lanes.event.OwnershipFence;
 import dev.lanes.event.OwnershipLostException;
 import dev.lanes.messaging.DomainEvent;
 import dev.lanes.messaging.DomainEventStream;
-import dev.lanes.processing.DeadLetter;
+import dev.lanes.processing.deadletter.DeadLetter;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

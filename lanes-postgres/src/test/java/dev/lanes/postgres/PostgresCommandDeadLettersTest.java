@@ -1,6 +1,6 @@
 package dev.lanes.postgres;
 
-import dev.lanes.processing.DeadLetterQueue;
+import dev.lanes.processing.deadletter.DeadLetterQueue;
 import dev.lanes.test.CommandDeadLettersContract;
 import java.util.ArrayList;
 import java.util.List;

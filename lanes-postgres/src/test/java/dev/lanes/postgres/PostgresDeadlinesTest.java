@@ -11,7 +11,7 @@ import dev.lanes.deadline.DeadlineStore;
 import dev.lanes.examples.bank.AccountCommand.Deposit;
 import dev.lanes.examples.bank.AccountCommand.OpenAccount;
 import dev.lanes.examples.bank.Bank;
-import dev.lanes.processing.DeadLetterQueues;
+import dev.lanes.processing.deadletter.DeadLetterQueues;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;

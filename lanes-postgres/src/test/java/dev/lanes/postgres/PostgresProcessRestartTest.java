@@ -18,7 +18,7 @@ import dev.lanes.examples.orders.OrderEvent.StockReleased;
 import dev.lanes.examples.orders.OrderEvent.StockReserved;
 import dev.lanes.examples.orders.Shop;
 import dev.lanes.process.ProcessManager;
-import dev.lanes.processing.DeadLetterQueues;
+import dev.lanes.processing.deadletter.DeadLetterQueues;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;

@@ -3,9 +3,9 @@ package dev.lanes.postgres;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lanes.api.AggregateId;
-import dev.lanes.command.CommandDispatcher;
 import dev.lanes.command.CommandResult;
 import dev.lanes.command.WaitStage;
+import dev.lanes.command.lane.CommandDispatcher;
 import dev.lanes.dispatch.LaneSettings;
 import dev.lanes.eventsourcing.SnapshotStore;
 import dev.lanes.examples.bank.AccountCommand.Deposit;

@@ -10,7 +10,7 @@ import dev.lanes.postgres.PostgresCheckpointStore;
 import dev.lanes.postgres.PostgresDeadLetterQueue;
 import dev.lanes.postgres.PostgresEventStore;
 import dev.lanes.postgres.PostgresSnapshotStore;
-import dev.lanes.processing.DeadLetterQueue;
+import dev.lanes.processing.deadletter.DeadLetterQueue;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;

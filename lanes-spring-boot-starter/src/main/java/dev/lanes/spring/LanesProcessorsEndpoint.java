@@ -1,10 +1,10 @@
 package dev.lanes.spring;
 
 import dev.lanes.eventsourcing.EventStore;
-import dev.lanes.processing.DeadLetterQueue;
-import dev.lanes.processing.SegmentStatus;
-import dev.lanes.processing.TrackingOperations;
-import dev.lanes.processing.TrackingProcessor;
+import dev.lanes.processing.deadletter.DeadLetterQueue;
+import dev.lanes.processing.tracking.SegmentStatus;
+import dev.lanes.processing.tracking.TrackingOperations;
+import dev.lanes.processing.tracking.TrackingProcessor;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;

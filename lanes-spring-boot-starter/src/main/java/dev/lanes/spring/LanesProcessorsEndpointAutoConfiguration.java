@@ -1,8 +1,8 @@
 package dev.lanes.spring;
 
 import dev.lanes.Lanes;
-import dev.lanes.processing.DeadLetterQueue;
-import dev.lanes.processing.DeadLetterQueues;
+import dev.lanes.processing.deadletter.DeadLetterQueue;
+import dev.lanes.processing.deadletter.DeadLetterQueues;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;

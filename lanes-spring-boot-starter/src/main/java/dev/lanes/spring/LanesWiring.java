@@ -2,7 +2,7 @@ package dev.lanes.spring;
 
 import dev.lanes.api.MaterializedNamedAggregate;
 import dev.lanes.eventsourcing.CheckpointStore;
-import dev.lanes.processing.TrackingProcessor;
+import dev.lanes.processing.tracking.TrackingProcessor;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;

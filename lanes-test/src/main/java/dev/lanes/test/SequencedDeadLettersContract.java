@@ -21,14 +21,14 @@ import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEvent;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.processing.CompositeEventDispatcher;
-import dev.lanes.processing.DeadLetter;
-import dev.lanes.processing.DeadLetterQueue;
-import dev.lanes.processing.DeadLetterSequence;
-import dev.lanes.processing.DeadLetters;
 import dev.lanes.processing.EventProcessor;
-import dev.lanes.processing.ParkedReply;
 import dev.lanes.processing.ProcessorKind;
-import dev.lanes.processing.RetryOutcome;
+import dev.lanes.processing.deadletter.DeadLetter;
+import dev.lanes.processing.deadletter.DeadLetterQueue;
+import dev.lanes.processing.deadletter.DeadLetterSequence;
+import dev.lanes.processing.deadletter.DeadLetters;
+import dev.lanes.processing.deadletter.RetryOutcome;
+import dev.lanes.processing.saga.ParkedReply;
 import dev.lanes.test.logging.LogCapture;
 import dev.lanes.test.logging.LogLine;
 import java.time.Duration;
@@ -80,7 +80,7 @@ public abstract class SequencedDeadLettersContract {
                 .filteredOn(line -> !isHandlerTimeoutWarning(line))
                 .allSatisfy(line -> assertThat(line.level() + " " + line.logger())
                         .as(line.message())
-                        .isEqualTo("WARN dev.lanes.processing.DeadLetterSequencer"));
+                        .isEqualTo("WARN dev.lanes.processing.deadletter.DeadLetterSequencer"));
     }
     /** The lane engine's warnings about a hung handler, which a timeout test provokes on purpose. */
     private static boolean isHandlerTimeoutWarning(LogLine line) {

@@ -1,7 +1,7 @@
 package dev.lanes.test;
 
-import dev.lanes.processing.DeadLetterQueue;
-import dev.lanes.processing.DeadLetterQueues;
+import dev.lanes.processing.deadletter.DeadLetterQueue;
+import dev.lanes.processing.deadletter.DeadLetterQueues;
 
 /** {@link CommandDeadLettersContract} over {@link DeadLetterQueues#inMemory()}. */
 class InMemoryCommandDeadLettersTest extends CommandDeadLettersContract {

@@ -5,8 +5,8 @@ import dev.lanes.eventsourcing.EventStores;
 import dev.lanes.eventsourcing.PayloadCodec;
 import dev.lanes.eventsourcing.SnapshotStore;
 import dev.lanes.eventsourcing.SnapshotStores;
-import dev.lanes.processing.DeadLetterQueue;
-import dev.lanes.processing.DeadLetterQueues;
+import dev.lanes.processing.deadletter.DeadLetterQueue;
+import dev.lanes.processing.deadletter.DeadLetterQueues;
 import java.util.function.Supplier;
 
 /**

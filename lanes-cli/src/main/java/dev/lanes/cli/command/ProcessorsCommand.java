@@ -1,7 +1,7 @@
 package dev.lanes.cli.command;
 
-import dev.lanes.processing.SegmentStatus;
-import dev.lanes.processing.TrackingOperations;
+import dev.lanes.processing.tracking.SegmentStatus;
+import dev.lanes.processing.tracking.TrackingOperations;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;

@@ -2,7 +2,7 @@ package dev.lanes.cli.command;
 
 import dev.lanes.postgres.PostgresDeadLetterQueue;
 import dev.lanes.postgres.PostgresEventStore;
-import dev.lanes.processing.TrackingOperations;
+import dev.lanes.processing.tracking.TrackingOperations;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Mixin;

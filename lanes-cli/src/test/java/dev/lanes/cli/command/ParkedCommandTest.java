@@ -9,7 +9,7 @@ import dev.lanes.kafka.TestPostgres;
 import dev.lanes.messaging.DomainEvent;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.postgres.PostgresDeadLetterQueue;
-import dev.lanes.processing.ParkedReply;
+import dev.lanes.processing.saga.ParkedReply;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;

@@ -2,7 +2,7 @@ package dev.lanes.spring.web;
 
 import dev.lanes.command.CommandGateway;
 import dev.lanes.command.DispatchInterceptor;
-import dev.lanes.command.HandlerInterceptor;
+import dev.lanes.command.lane.HandlerInterceptor;
 import dev.lanes.modeling.AggregateDefinition;
 import dev.lanes.spring.LanesAutoConfiguration;
 import dev.lanes.spring.LanesBuilderCustomizer;

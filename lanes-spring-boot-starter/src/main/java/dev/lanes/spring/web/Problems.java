@@ -1,11 +1,11 @@
 package dev.lanes.spring.web;
 
 import dev.lanes.command.CommandBusOverloadedException;
-import dev.lanes.command.CommandParkedException;
 import dev.lanes.command.CommandRejectedEarlierException;
 import dev.lanes.command.RequestIdReusedException;
 import dev.lanes.command.StageNotReachedException;
 import dev.lanes.command.UnknownAggregateTypeException;
+import dev.lanes.command.lane.CommandParkedException;
 import dev.lanes.dispatch.ExchangeRejectedException;
 import dev.lanes.eventsourcing.DuplicateAggregateIdException;
 import dev.lanes.eventsourcing.EventVersionConflictException;

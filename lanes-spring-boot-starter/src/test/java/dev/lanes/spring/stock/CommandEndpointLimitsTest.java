@@ -3,7 +3,7 @@ package dev.lanes.spring.stock;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lanes.api.AggregateId;
-import dev.lanes.command.CommandDispatcher;
+import dev.lanes.command.lane.CommandDispatcher;
 import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.spring.LanesBuilderCustomizer;

@@ -1,7 +1,7 @@
 package dev.lanes.spring.stock;
 
-import dev.lanes.command.CommandDispatcher;
-import dev.lanes.command.HandlerInterceptor;
+import dev.lanes.command.lane.CommandDispatcher;
+import dev.lanes.command.lane.HandlerInterceptor;
 import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.modeling.AggregateDefinition;
 import dev.lanes.spring.LanesBuilderCustomizer;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lanes.api.AggregateId;
 import dev.lanes.api.NamedAggregate;
-import dev.lanes.command.CommandParkedException;
+import dev.lanes.command.lane.CommandParkedException;
 import dev.lanes.messaging.CommandMessage;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

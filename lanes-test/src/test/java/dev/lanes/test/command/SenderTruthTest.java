@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lanes.api.AggregateId;
 import dev.lanes.api.NamedAggregate;
-import dev.lanes.command.CommandDispatcher;
 import dev.lanes.command.CommandResult;
 import dev.lanes.command.StageNotReachedException;
 import dev.lanes.command.WaitStage;
+import dev.lanes.command.lane.CommandDispatcher;
 import dev.lanes.dispatch.ExchangeRejectedException;
 import dev.lanes.dispatch.LaneStrategy;
 import dev.lanes.dispatch.MessageExchange;

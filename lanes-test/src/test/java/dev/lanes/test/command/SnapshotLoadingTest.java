@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lanes.api.AggregateId;
-import dev.lanes.command.CommandDispatcher;
 import dev.lanes.command.CommandResult;
 import dev.lanes.command.WaitStage;
+import dev.lanes.command.lane.CommandDispatcher;
 import dev.lanes.dispatch.ExchangeRejectedException;
 import dev.lanes.dispatch.LaneStrategy;
 import dev.lanes.event.DomainEventBuses;

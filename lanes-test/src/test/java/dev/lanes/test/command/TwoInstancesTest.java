@@ -3,9 +3,9 @@ package dev.lanes.test.command;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lanes.api.AggregateId;
-import dev.lanes.command.CommandDispatcher;
 import dev.lanes.command.CommandResult;
 import dev.lanes.command.WaitStage;
+import dev.lanes.command.lane.CommandDispatcher;
 import dev.lanes.dispatch.LaneStrategy;
 import dev.lanes.event.DomainEventBuses;
 import dev.lanes.eventsourcing.EventStore;

@@ -1,9 +1,9 @@
 package dev.lanes.test.events;
 
 import dev.lanes.Lanes;
-import dev.lanes.command.CommandDispatcher;
 import dev.lanes.command.CommandGateway;
 import dev.lanes.command.CommandResults;
+import dev.lanes.command.lane.CommandDispatcher;
 import dev.lanes.dispatch.LaneStrategy;
 import dev.lanes.event.DomainEventBus;
 import dev.lanes.event.DomainEventBuses;

@@ -11,12 +11,12 @@ import dev.lanes.examples.bank.AccountCommand.Deposit;
 import dev.lanes.examples.bank.AccountCommand.OpenAccount;
 import dev.lanes.examples.bank.AccountEvent.Deposited;
 import dev.lanes.examples.bank.Bank;
-import dev.lanes.processing.DeadLetter;
-import dev.lanes.processing.DeadLetterQueues;
-import dev.lanes.processing.DeadLetters;
 import dev.lanes.processing.EventProcessor;
 import dev.lanes.processing.ProcessorKind;
-import dev.lanes.processing.RetryOutcome;
+import dev.lanes.processing.deadletter.DeadLetter;
+import dev.lanes.processing.deadletter.DeadLetterQueues;
+import dev.lanes.processing.deadletter.DeadLetters;
+import dev.lanes.processing.deadletter.RetryOutcome;
 import dev.lanes.test.logging.LogCapture;
 import java.time.Duration;
 import java.util.List;
@@ -40,7 +40,7 @@ class ReadmeDeadLettersTest {
         assertThat(logs.lines())
                 .allSatisfy(line -> assertThat(line.level() + " " + line.logger())
                         .as(line.message())
-                        .isEqualTo("WARN dev.lanes.processing.DeadLetterSequencer"));
+                        .isEqualTo("WARN dev.lanes.processing.deadletter.DeadLetterSequencer"));
     }
 
     @Test

@@ -13,10 +13,10 @@ import dev.lanes.examples.bank.AccountCommand.Deposit;
 import dev.lanes.examples.bank.AccountCommand.OpenAccount;
 import dev.lanes.examples.bank.BalanceProjection;
 import dev.lanes.examples.bank.Bank;
-import dev.lanes.processing.DeadLetterQueues;
-import dev.lanes.processing.TrackingOperations;
-import dev.lanes.processing.TrackingProcessor;
-import dev.lanes.processing.TrackingSettings;
+import dev.lanes.processing.deadletter.DeadLetterQueues;
+import dev.lanes.processing.tracking.TrackingOperations;
+import dev.lanes.processing.tracking.TrackingProcessor;
+import dev.lanes.processing.tracking.TrackingSettings;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
