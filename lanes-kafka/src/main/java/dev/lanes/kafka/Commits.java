@@ -46,13 +46,13 @@ final class Commits {
     }
 
     /** Commits asynchronously what moved, once the interval ran out. */
-    void ifDue(Consumer<String, byte[]> kafka, Map<TopicPartition, PartitionState> partitions) {
+    void ifDue(Consumer<String, byte[]> kafka, Assignment assignment) {
         long now = System.nanoTime();
         if (now - nextAt < 0) {
             return;
         }
         nextAt = now + interval.toNanos();
-        Map<TopicPartition, OffsetAndMetadata> due = due(partitions.values());
+        Map<TopicPartition, OffsetAndMetadata> due = due(assignment.all());
         if (due.isEmpty()) {
             return;
         }
@@ -60,7 +60,7 @@ final class Commits {
             if (error != null) {
                 log.debug("{}: commit of {} failed; retried at the next interval: {}", owner, due, error.toString());
                 due.keySet().forEach(tp -> {
-                    PartitionState partition = partitions.get(tp);
+                    PartitionState partition = assignment.get(tp);
                     if (partition != null) {
                         partition.lastCommitted = -1;
                     }

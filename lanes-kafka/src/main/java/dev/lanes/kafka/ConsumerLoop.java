@@ -13,7 +13,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -60,8 +59,8 @@ import reactor.core.publisher.Sinks;
  * owner, and say so ({@link MessageExchange#mayBeRedelivered()}). The hooks given as {@code beforeDelivery} run in
  * {@code onPartitionsAssigned}, so before any record of the assigned partitions is handed out. When one throws, the
  * partitions stay paused and hand out nothing: the hooks are run again, all of them in order, after a backoff of
- * {@link AssignmentHooks#RETRY_FIRST} doubling to {@link AssignmentHooks#RETRY_MAX}, until they all ran (each failure is logged at WARN);
- * the consumer's other partitions go on. A hook that must not hold its partitions must not throw.
+ * {@link AssignmentHooks#RETRY_FIRST} doubling to {@link AssignmentHooks#RETRY_MAX}, until they all ran (each failure
+ * is logged at WARN); the consumer's other partitions go on. A hook that must not hold its partitions must not throw.
  *
  * <p><b>Ownership</b>: before those hooks, each assigned partition is claimed ({@code claims}: the event bus takes a new
  * ownership epoch for it in the dead-letter queue), and every record handed out carries what the claim returned. A
@@ -91,7 +90,8 @@ import reactor.core.publisher.Sinks;
  *
  * <p>Each turn of the consumer thread: the queued settlements, then the lifecycle (leave on a close or a force), then
  * rewinds and the assignment hooks' retries, the hand-over of what was fetched, {@link Backpressure}, the commits that
- * are due ({@link Commits}), and the next poll (inside which Kafka calls the rebalance listener).
+ * are due ({@link Commits}), and the next poll (inside which Kafka calls the rebalance listener, which keeps the
+ * {@link Assignment} and runs the {@link AssignmentHooks}).
  *
  * @param <M> the message type
  */
@@ -111,15 +111,12 @@ final class ConsumerLoop<M> implements Runnable {
     private final LoopLifecycle lifecycle = new LoopLifecycle();
     private final Sinks.Empty<Void> terminated = Sinks.empty();
     private volatile RuntimeContext context = RuntimeContext.standalone();
-    private volatile Set<TopicPartition> assignedView = Set.of();
 
     // the consumer thread's own
-    private final Map<TopicPartition, PartitionState> partitions = new LinkedHashMap<>();
+    private final Assignment assignment = new Assignment();
     private final AssignmentHooks hooks;
     private final Backpressure backpressure;
     private final Commits commits;
-    /** Whether a record waits (no demand, a paused partition): the next poll is short. */
-    private boolean blocked;
 
     ConsumerLoop(
             String name,
@@ -170,7 +167,7 @@ final class ConsumerLoop<M> implements Runnable {
     }
 
     Set<TopicPartition> assignment() {
-        return assignedView;
+        return assignment.view();
     }
 
     Set<TopicPartition> paused() {
@@ -209,8 +206,8 @@ final class ConsumerLoop<M> implements Runnable {
     }
 
     /**
-     * Hands out nothing more, waits (at most the revoke timeout) for what is in flight, commits, leaves the group; after
-     * a force, only waits for the end.
+     * Hands out nothing more, waits (at most the revoke timeout) for what is in flight, commits, leaves the group;
+     * after a force, only waits for the end.
      *
      * @return completes once the consumer thread ended (or at once if the loop never started and {@link #neverStarted}
      *     was called)
@@ -330,13 +327,16 @@ final class ConsumerLoop<M> implements Runnable {
         return false;
     }
 
-    /** One turn: rewinds, hook retries, hand-over, backpressure, commits, then the next poll. */
+    /**
+     * One turn: rewinds, hook retries, hand-over, backpressure, commits, then the next poll (a short one while a record
+     * waits: no demand, a paused partition).
+     */
     private void turn(KafkaConsumer<String, byte[]> kafka) {
         rewind(kafka);
-        hooks.retryIfDue(partitions.values());
-        blocked = !handOut();
-        blocked |= backpressure.apply(kafka, partitions.values());
-        commits.ifDue(kafka, partitions);
+        hooks.retryIfDue(assignment.all());
+        boolean blocked = !handOut();
+        blocked |= backpressure.apply(kafka, assignment.all());
+        commits.ifDue(kafka, assignment);
         buffer(kafka.poll(blocked ? SHORT_POLL : options.pollTimeout()));
     }
 
@@ -369,11 +369,10 @@ final class ConsumerLoop<M> implements Runnable {
 
     /** Waits for what is in flight (at most the revoke timeout), commits it, then leaves the group. */
     private void closeGracefully(KafkaConsumer<String, byte[]> kafka) {
-        List<PartitionState> all = new ArrayList<>(partitions.values());
+        List<PartitionState> all = new ArrayList<>(assignment.all());
         drain(all, "stopping");
         commits.now(kafka, all);
-        all.forEach(partition -> partition.live = false);
-        partitions.clear();
+        assignment.forgetAll();
         try {
             kafka.close(CloseOptions.timeout(Duration.ofSeconds(5))
                     .withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
@@ -386,8 +385,7 @@ final class ConsumerLoop<M> implements Runnable {
     /** After a failure or a force: leaves the group without committing. */
     private void forceClose(KafkaConsumer<String, byte[]> kafka) {
         lifecycle.move(LoopState::released);
-        partitions.values().forEach(partition -> partition.live = false);
-        partitions.clear();
+        assignment.forgetAll();
         try {
             kafka.close(CloseOptions.timeout(Duration.ofSeconds(1))
                     .withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
@@ -436,7 +434,7 @@ final class ConsumerLoop<M> implements Runnable {
 
     private void buffer(ConsumerRecords<String, byte[]> records) {
         for (ConsumerRecord<String, byte[]> record : records) {
-            PartitionState partition = partitions.get(new TopicPartition(record.topic(), record.partition()));
+            PartitionState partition = assignment.get(new TopicPartition(record.topic(), record.partition()));
             if (partition == null || !partition.live) {
                 continue; // revoked while this batch was fetched: the next owner reads it
             }
@@ -461,7 +459,7 @@ final class ConsumerLoop<M> implements Runnable {
      */
     private boolean handOut() {
         boolean all = true;
-        for (PartitionState partition : partitions.values()) {
+        for (PartitionState partition : assignment.all()) {
             while (!partition.halted && !partition.awaitingHooks && !partition.buffered.isEmpty()) {
                 @SuppressWarnings("unchecked")
                 Fetched<M> next = (Fetched<M>) partition.buffered.peek();
@@ -549,7 +547,7 @@ final class ConsumerLoop<M> implements Runnable {
 
     /** A partition whose record was handed back is read again from it once nothing of it is in flight. */
     private void rewind(KafkaConsumer<String, byte[]> kafka) {
-        for (PartitionState partition : partitions.values()) {
+        for (PartitionState partition : assignment.all()) {
             if (partition.rewind
                     && partition.offsets.inFlight() == 0
                     && !lifecycle.current().isQuiesced()) {
@@ -584,7 +582,7 @@ final class ConsumerLoop<M> implements Runnable {
 
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> revoked) {
-            List<PartitionState> leaving = states(revoked);
+            List<PartitionState> leaving = assignment.states(revoked);
             if (!leaving.isEmpty() && !lifecycle.current().isForced()) {
                 drain(leaving, "revoked " + revoked);
                 Consumer<String, byte[]> kafka = lifecycle.current().consumer();
@@ -607,13 +605,9 @@ final class ConsumerLoop<M> implements Runnable {
             if (assigned.isEmpty()) {
                 return;
             }
-            Map<TopicPartition, Long> ends = endOffsets(assigned);
-            for (TopicPartition partition : assigned) {
-                partitions.put(partition, new PartitionState(partition, ends.getOrDefault(partition, Long.MAX_VALUE)));
-            }
-            assignedView = Set.copyOf(partitions.keySet());
+            List<PartitionState> added = assignment.take(assigned, endOffsets(assigned));
             log.info("{}: assigned {}", name, assigned);
-            hooks.assigned(assigned, states(assigned), partitions.values());
+            hooks.assigned(assigned, added, assignment.all());
         }
 
         private Map<TopicPartition, Long> endOffsets(Collection<TopicPartition> assigned) {
@@ -633,25 +627,8 @@ final class ConsumerLoop<M> implements Runnable {
             }
         }
 
-        private List<PartitionState> states(Collection<TopicPartition> partitionsOf) {
-            List<PartitionState> states = new ArrayList<>();
-            for (TopicPartition partition : partitionsOf) {
-                PartitionState state = partitions.get(partition);
-                if (state != null) {
-                    states.add(state);
-                }
-            }
-            return states;
-        }
-
         private void forget(Collection<TopicPartition> gone) {
-            for (TopicPartition partition : gone) {
-                PartitionState state = partitions.remove(partition);
-                if (state != null) {
-                    state.live = false;
-                }
-            }
-            assignedView = Set.copyOf(partitions.keySet());
+            assignment.forget(gone);
             backpressure.refresh(lifecycle.current().consumer());
         }
     }

@@ -123,8 +123,9 @@ record LoopState(
     }
 
     /**
-     * The consumer thread created its consumer: RUNNING or CLOSING now carry it (a force wakes it up). {@code null} when a
-     * force came first: the thread closes it and leaves. Throws when the thread was not started, or attaches twice.
+     * The consumer thread created its consumer: RUNNING or CLOSING now carry it (a force wakes it up). {@code null}
+     * when a force came first: the thread closes it and leaves. Throws when the thread was not started, or attaches
+     * twice.
      */
     @Nullable
     LoopState attached(Consumer<String, byte[]> created, String owner) {
@@ -150,8 +151,8 @@ record LoopState(
     }
 
     /**
-     * A loop never started ends without a thread: to TERMINATED. {@code null} when already ended, or when its thread was
-     * started (that thread ends it).
+     * A loop never started ends without a thread: to TERMINATED. {@code null} when already ended, or when its thread
+     * was started (that thread ends it).
      */
     @Nullable
     LoopState neverStarted() {
