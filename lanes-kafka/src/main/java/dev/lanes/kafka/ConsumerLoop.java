@@ -13,23 +13,23 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.header.Header;
@@ -59,8 +59,8 @@ import reactor.core.publisher.Sinks;
  * owner, and say so ({@link MessageExchange#mayBeRedelivered()}). The hooks given as {@code beforeDelivery} run in
  * {@code onPartitionsAssigned}, so before any record of the assigned partitions is handed out. When one throws, the
  * partitions stay paused and hand out nothing: the hooks are run again, all of them in order, after a backoff of
- * {@link #HOOKS_RETRY_FIRST} doubling to {@link #HOOKS_RETRY_MAX}, until they all ran (each failure is logged at WARN);
- * the consumer's other partitions go on. A hook that must not hold its partitions must not throw.
+ * {@link AssignmentHooks#RETRY_FIRST} doubling to {@link AssignmentHooks#RETRY_MAX}, until they all ran (each failure
+ * is logged at WARN); the consumer's other partitions go on. A hook that must not hold its partitions must not throw.
  *
  * <p><b>Ownership</b>: before those hooks, each assigned partition is claimed ({@code claims}: the event bus takes a new
  * ownership epoch for it in the dead-letter queue), and every record handed out carries what the claim returned. A
@@ -78,13 +78,26 @@ import reactor.core.publisher.Sinks;
  * <p><b>Rejection</b> (a lane handed a record back): the partition stops at it; once nothing of it is in flight it is
  * read again from there, unless the consumer is stopping (then the commit stays below it, for the next owner).
  *
+ * <p><b>Lifecycle and threads</b>: one {@link LoopState} in one {@link LoopLifecycle}, moved only by compare-and-set
+ * ({@code NEW -> RUNNING -> CLOSING -> FORCED -> TERMINATED}, with the intake {@code NEW_AND_FOLLOW_UPS ->
+ * FOLLOW_UPS_ONLY -> NONE}). The runtime's threads move {@link #start}, {@link #stopTakingNew}, {@link #quiesce},
+ * {@link #close}, {@link #forceStop} and {@link #neverStarted}; each takes effect at the consumer thread's next turn
+ * (a force also wakes the consumer up from a blocking call). The consumer thread alone attaches and releases its
+ * consumer, forces the loop when it fails, and ends it. Lane threads only queue settlements ({@link #settled}, {@link
+ * #rejected}) for the consumer thread, which alone touches the partitions and the consumer. A record whose hand-over
+ * began before a close or a force is handed over; nothing is after. After the end, settlements are ignored and the
+ * next owner reads what was not committed.
+ *
+ * <p>Each turn of the consumer thread: the queued settlements, then the lifecycle (leave on a close or a force), then
+ * rewinds and the assignment hooks' retries, the hand-over of what was fetched, {@link Backpressure}, the commits that
+ * are due ({@link Commits}), and the next poll (inside which Kafka calls the rebalance listener, which keeps the
+ * {@link Assignment} and runs the {@link AssignmentHooks}).
+ *
  * @param <M> the message type
  */
 final class ConsumerLoop<M> implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(ConsumerLoop.class);
     private static final Duration SHORT_POLL = Duration.ofMillis(5);
-    static final Duration HOOKS_RETRY_FIRST = Duration.ofMillis(100);
-    static final Duration HOOKS_RETRY_MAX = Duration.ofSeconds(5);
 
     private final String name;
     private final String group;
@@ -93,30 +106,17 @@ final class ConsumerLoop<M> implements Runnable {
     private final KafkaOptions options;
     private final MessageReader<M> reader;
     private final RecordParkingLot parkingLot;
-    private final List<Runnable> beforeDelivery;
-    private final Function<TopicPartition, OwnershipFence> claims;
     private final Map<MaterializedNamedAggregate, RecordRoute<M>> routes = new ConcurrentHashMap<>();
     private final LinkedBlockingQueue<Runnable> tasks = new LinkedBlockingQueue<>();
-    private final Map<TopicPartition, PartitionState> partitions = new LinkedHashMap<>();
+    private final LoopLifecycle lifecycle = new LoopLifecycle();
     private final Sinks.Empty<Void> terminated = Sinks.empty();
     private volatile RuntimeContext context = RuntimeContext.standalone();
-    private volatile @Nullable KafkaConsumer<String, byte[]> consumer;
-    private volatile boolean takingNew = true;
-    private volatile boolean quiesced;
-    private volatile boolean closing;
-    private volatile boolean forced;
-    private volatile Set<TopicPartition> assignedView = Set.of();
-    private volatile Set<TopicPartition> pausedView = Set.of();
-    private long nextCommitAt;
-    private boolean blocked;
-    /** Whether the assignment hooks failed and partitions wait for them; consumer thread only. */
-    private boolean hooksFailed;
 
-    /** When the hooks that failed run again ({@code System.nanoTime}); consumer thread only. */
-    private long hooksRetryAt;
-
-    /** The wait after their next failure; consumer thread only. */
-    private Duration hooksBackoff = HOOKS_RETRY_FIRST;
+    // the consumer thread's own
+    private final Assignment assignment = new Assignment();
+    private final AssignmentHooks hooks;
+    private final Backpressure backpressure;
+    private final Commits commits;
 
     ConsumerLoop(
             String name,
@@ -133,11 +133,16 @@ final class ConsumerLoop<M> implements Runnable {
         this.options = options;
         this.reader = reader;
         this.parkingLot = parkingLot;
-        this.beforeDelivery = beforeDelivery;
-        this.claims = claims;
+        this.hooks = new AssignmentHooks(name, beforeDelivery, claims);
+        this.backpressure = new Backpressure(options);
+        this.commits = new Commits(
+                name,
+                options.commitInterval(),
+                options.startupTimeout(),
+                () -> lifecycle.current().isForced());
     }
 
-    // ---------------------------------------------------------------- any thread
+    // ---------------------------------------------------------------- any thread: receivers and views
 
     /** Declares the receiver of {@code type}; its commands or streams flow once it subscribes and requests. */
     Flux<MessageExchange<M>> route(MaterializedNamedAggregate type, @Nullable IntakeGate gate) {
@@ -155,14 +160,36 @@ final class ConsumerLoop<M> implements Runnable {
 
     /** The topics of the types expected or received. */
     Set<String> topics() {
-        Set<String> topics = new java.util.TreeSet<>();
+        Set<String> topics = new TreeSet<>();
         expected.forEach(type -> topics.add(topicOf.apply(type)));
         routes.keySet().forEach(type -> topics.add(topicOf.apply(type)));
         return topics;
     }
 
+    Set<TopicPartition> assignment() {
+        return assignment.view();
+    }
+
+    Set<TopicPartition> paused() {
+        return backpressure.paused();
+    }
+
+    /** The lifecycle now (a snapshot). */
+    LoopState state() {
+        return lifecycle.current();
+    }
+
+    // ---------------------------------------------------------------- any thread: the lifecycle
+
+    /**
+     * NEW to RUNNING: starts the consumer thread.
+     *
+     * @throws IllegalStateException naming this loop and its state when it was started before, or stopped
+     */
     void start(RuntimeContext context) {
-        this.context = Objects.requireNonNull(context, "context");
+        Objects.requireNonNull(context, "context");
+        lifecycle.move(current -> current.started(name));
+        this.context = context;
         Thread thread = new Thread(this, "lanes-kafka-" + group + "-" + options.instanceId());
         thread.setDaemon(true);
         thread.start();
@@ -170,44 +197,46 @@ final class ConsumerLoop<M> implements Runnable {
 
     /** New work is no longer taken: follow-ups still are, until {@link #quiesce()}. */
     void stopTakingNew() {
-        takingNew = false;
+        lifecycle.move(LoopState::followUpsOnly);
     }
 
     /** Nothing more is handed to the lanes; what they hold still settles and is committed. */
     void quiesce() {
-        takingNew = false;
-        quiesced = true;
+        lifecycle.move(LoopState::quiesced);
     }
 
-    /** Hands out nothing more, waits (at most the revoke timeout) for what is in flight, commits, leaves the group. */
+    /**
+     * Hands out nothing more, waits (at most the revoke timeout) for what is in flight, commits, leaves the group;
+     * after a force, only waits for the end.
+     *
+     * @return completes once the consumer thread ended (or at once if the loop never started and {@link #neverStarted}
+     *     was called)
+     */
     Mono<Void> close() {
-        quiesce();
-        closing = true;
+        lifecycle.move(LoopState::closing);
         return terminated.asMono();
     }
 
-    /** Leaves at once, committing nothing: what was not committed before is redelivered to the next owner. */
+    /**
+     * Leaves at once, committing nothing: what was not committed before is redelivered to the next owner. Wakes the
+     * consumer up if the consumer thread is blocked in it; the winner of the move wakes it, once.
+     */
     void forceStop() {
-        quiesce();
-        forced = true;
-        KafkaConsumer<String, byte[]> current = consumer;
-        if (current != null) {
-            current.wakeup();
+        LoopLifecycle.Moved forced = lifecycle.move(LoopState::forcing);
+        Consumer<String, byte[]> open = forced == null ? null : forced.to().consumer();
+        if (open != null) {
+            open.wakeup();
         }
     }
 
-    /** Ends the termination of a loop that never started. */
+    /** Ends the termination of a loop that never started; nothing once its thread was started (that thread ends it). */
     void neverStarted() {
-        terminated.tryEmitEmpty();
+        if (lifecycle.move(LoopState::neverStarted) != null) {
+            terminated.tryEmitEmpty();
+        }
     }
 
-    Set<TopicPartition> assignment() {
-        return assignedView;
-    }
-
-    Set<TopicPartition> paused() {
-        return pausedView;
-    }
+    // ---------------------------------------------------------------- lane threads: settlements
 
     /** From a lane thread: the record was handled or parked. */
     void settled(KafkaExchange<M> exchange) {
@@ -239,7 +268,7 @@ final class ConsumerLoop<M> implements Runnable {
                         case STOPPING, ADMISSION_CLOSED, FORCED -> true;
                         default -> false;
                     };
-            if (!stop && !quiesced) {
+            if (!stop && !lifecycle.current().isQuiesced()) {
                 partition.rewind = true;
                 log.warn(
                         "{}: {} handed {} back ({}); the partition is read again from it once nothing of it is in"
@@ -252,58 +281,68 @@ final class ConsumerLoop<M> implements Runnable {
         });
     }
 
-    // ---------------------------------------------------------------- the consumer thread
-
-    /** A lane could not park a record: another instance claimed its partition. Logged once per assignment. */
-    private void ownershipLost(PartitionState partition, OwnershipLostException lost) {
-        if (!partition.ownershipLost) {
-            partition.ownershipLost = true;
-            log.warn(
-                    "{}: {} belongs to another instance now; nothing more of it is handed out here, and its record"
-                            + " at {} and after go to the new owner: {}",
-                    name,
-                    partition.partition,
-                    partition.offsets.committable(),
-                    lost.getMessage());
-        }
-    }
+    // ---------------------------------------------------------------- the consumer thread: lifecycle
 
     @Override
     public void run() {
+        KafkaConsumer<String, byte[]> open = null;
         try {
-            KafkaConsumer<String, byte[]> created = new KafkaConsumer<>(consumerProperties());
-            consumer = created;
-            created.subscribe(topics(), new Rebalance());
-            nextCommitAt = System.nanoTime();
-            while (!forced) {
-                runTasks();
-                if (closing) {
-                    closeGracefully(created);
-                    return;
-                }
-                rewind(created);
-                retryHooks();
-                handOut();
-                pauseOrResume(created);
-                commitIfDue(created);
-                ConsumerRecords<String, byte[]> records = created.poll(blocked ? SHORT_POLL : options.pollTimeout());
-                buffer(records);
+            open = new KafkaConsumer<>(consumerProperties());
+            if (pollUntilStopped(open)) {
+                open = null; // it left the group gracefully
             }
         } catch (WakeupException woken) {
-            if (!forced) {
+            if (!lifecycle.current().isForced()) {
                 fail(woken);
             }
         } catch (Throwable error) {
             fail(error);
         } finally {
-            forceClose();
+            if (open != null) {
+                forceClose(open);
+            }
+            lifecycle.move(LoopState::ended);
             terminated.tryEmitEmpty();
         }
     }
 
+    /**
+     * Attaches the consumer and turns until a close ({@code true}, once it left the group gracefully) or a force
+     * ({@code false}).
+     */
+    private boolean pollUntilStopped(KafkaConsumer<String, byte[]> kafka) {
+        if (lifecycle.move(current -> current.attached(kafka, name)) == null) {
+            return false; // forced before it polled
+        }
+        kafka.subscribe(topics(), new Rebalance());
+        commits.start();
+        while (!lifecycle.current().isForced()) {
+            runTasks();
+            if (lifecycle.current().isClosing()) {
+                closeGracefully(kafka);
+                return true;
+            }
+            turn(kafka);
+        }
+        return false;
+    }
+
+    /**
+     * One turn: rewinds, hook retries, hand-over, backpressure, commits, then the next poll (a short one while a record
+     * waits: no demand, a paused partition).
+     */
+    private void turn(KafkaConsumer<String, byte[]> kafka) {
+        rewind(kafka);
+        hooks.retryIfDue(assignment.all());
+        boolean blocked = !handOut();
+        blocked |= backpressure.apply(kafka, assignment.all());
+        commits.ifDue(kafka, assignment);
+        buffer(kafka.poll(blocked ? SHORT_POLL : options.pollTimeout()));
+    }
+
     private void fail(Throwable error) {
         log.error("{} failed; its uncommitted records go to the next owner", name, error);
-        forced = true;
+        lifecycle.move(LoopState::forcing);
         context.reportFailure(new IllegalStateException(name + " failed: " + error, error));
     }
 
@@ -328,9 +367,74 @@ final class ConsumerLoop<M> implements Runnable {
         }
     }
 
+    /** Waits for what is in flight (at most the revoke timeout), commits it, then leaves the group. */
+    private void closeGracefully(KafkaConsumer<String, byte[]> kafka) {
+        List<PartitionState> all = new ArrayList<>(assignment.all());
+        drain(all, "stopping");
+        commits.now(kafka, all);
+        assignment.forgetAll();
+        try {
+            kafka.close(CloseOptions.timeout(Duration.ofSeconds(5))
+                    .withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
+        } catch (RuntimeException error) {
+            log.warn("{}: closing the consumer failed: {}", name, error.toString());
+        }
+        lifecycle.move(LoopState::released);
+    }
+
+    /** After a failure or a force: leaves the group without committing. */
+    private void forceClose(KafkaConsumer<String, byte[]> kafka) {
+        lifecycle.move(LoopState::released);
+        assignment.forgetAll();
+        try {
+            kafka.close(CloseOptions.timeout(Duration.ofSeconds(1))
+                    .withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
+        } catch (RuntimeException error) {
+            log.debug("{}: closing the consumer after a force failed: {}", name, error.toString());
+        }
+    }
+
+    /** Runs settlements until nothing of {@code states} is in flight, at most the revoke timeout (unless forced). */
+    private void drain(List<PartitionState> states, String why) {
+        states.forEach(partition -> partition.buffered.clear());
+        long deadline = System.nanoTime() + options.revokeTimeout().toNanos();
+        while (!lifecycle.current().isForced() && inFlight(states) > 0 && System.nanoTime() - deadline < 0) {
+            try {
+                Runnable task = tasks.poll(10, TimeUnit.MILLISECONDS);
+                if (task != null) {
+                    task.run();
+                    runTasks();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+        int left = inFlight(states);
+        if (left > 0 && !lifecycle.current().isForced()) {
+            log.warn(
+                    "{} ({}): {} record(s) still in flight after {}; committed below them, so the next owner reads"
+                            + " them again",
+                    name,
+                    why,
+                    left,
+                    options.revokeTimeout());
+        }
+    }
+
+    private static int inFlight(List<PartitionState> states) {
+        int sum = 0;
+        for (PartitionState partition : states) {
+            sum += partition.offsets.inFlight();
+        }
+        return sum;
+    }
+
+    // ---------------------------------------------------------------- the consumer thread: poll and hand over
+
     private void buffer(ConsumerRecords<String, byte[]> records) {
         for (ConsumerRecord<String, byte[]> record : records) {
-            PartitionState partition = partitions.get(new TopicPartition(record.topic(), record.partition()));
+            PartitionState partition = assignment.get(new TopicPartition(record.topic(), record.partition()));
             if (partition == null || !partition.live) {
                 continue; // revoked while this batch was fetched: the next owner reads it
             }
@@ -349,22 +453,25 @@ final class ConsumerLoop<M> implements Runnable {
         }
     }
 
-    /** Hands out each partition's records in offset order while their receivers take them. */
-    private void handOut() {
-        blocked = false;
-        for (PartitionState partition : partitions.values()) {
+    /**
+     * Hands out each partition's records in offset order while their receivers take them; {@code false} when a record
+     * must wait.
+     */
+    private boolean handOut() {
+        boolean all = true;
+        for (PartitionState partition : assignment.all()) {
             while (!partition.halted && !partition.awaitingHooks && !partition.buffered.isEmpty()) {
                 @SuppressWarnings("unchecked")
                 Fetched<M> next = (Fetched<M>) partition.buffered.peek();
                 if (!handOut(partition, next)) {
-                    blocked = true;
+                    all = false;
                     break;
                 }
                 partition.buffered.poll();
             }
         }
+        return all;
     }
-
     /** {@code false} when the record must wait (no demand, intake closed, stopping). */
     private boolean handOut(PartitionState partition, Fetched<M> fetched) {
         ConsumerRecord<String, byte[]> record = fetched.record();
@@ -412,11 +519,12 @@ final class ConsumerLoop<M> implements Runnable {
     }
 
     private boolean admits(RecordRoute<M> route, M message) {
-        if (quiesced) {
+        LoopState now = lifecycle.current();
+        if (now.isQuiesced()) {
             return false;
         }
         IntakeGate gate = route.gate;
-        boolean open = takingNew && (gate == null || gate.isOpen());
+        boolean open = now.takesNew() && (gate == null || gate.isOpen());
         return open || reader.followUp(message);
     }
 
@@ -439,8 +547,10 @@ final class ConsumerLoop<M> implements Runnable {
 
     /** A partition whose record was handed back is read again from it once nothing of it is in flight. */
     private void rewind(KafkaConsumer<String, byte[]> kafka) {
-        for (PartitionState partition : partitions.values()) {
-            if (partition.rewind && partition.offsets.inFlight() == 0 && !quiesced) {
+        for (PartitionState partition : assignment.all()) {
+            if (partition.rewind
+                    && partition.offsets.inFlight() == 0
+                    && !lifecycle.current().isQuiesced()) {
                 long from = partition.offsets.committable();
                 kafka.seek(partition.partition, from);
                 partition.offsets.restartAt(from);
@@ -451,269 +561,33 @@ final class ConsumerLoop<M> implements Runnable {
         }
     }
 
-    /** Runs the assignment hooks again once their backoff ran out, while partitions wait for them. */
-    private void retryHooks() {
-        if (!hooksFailed || System.nanoTime() - hooksRetryAt < 0) {
-            return;
-        }
-        List<TopicPartition> waiting = new ArrayList<>();
-        for (PartitionState partition : partitions.values()) {
-            if (partition.awaitingHooks) {
-                waiting.add(partition.partition);
-            }
-        }
-        if (waiting.isEmpty()) { // revoked meanwhile
-            hooksRan();
-        } else if (runHooks(waiting)) {
-            log.info("{}: the assignment hooks ran; handing out the records of {}", name, waiting);
-            hooksRan();
-        } else {
-            holdForHooks();
-        }
-    }
-
-    private void hooksRan() {
-        for (PartitionState partition : partitions.values()) {
-            partition.awaitingHooks = false;
-        }
-        hooksFailed = false;
-        hooksBackoff = HOOKS_RETRY_FIRST;
-    }
-
-    /**
-     * Claims every partition not claimed yet, then runs every hook in order; {@code false}, after logging it, at the
-     * first that throws.
-     */
-    private boolean runHooks(Collection<TopicPartition> assigned) {
-        if (!claimUnclaimed(assigned)) {
-            return false;
-        }
-        for (Runnable hook : beforeDelivery) {
-            try {
-                hook.run();
-            } catch (RuntimeException error) {
-                log.warn(
-                        "{}: {} failed before the records of {} were handed out; they are held, and the hooks run"
-                                + " again in {} ms: {}",
-                        name,
-                        hook,
-                        assigned,
-                        hooksBackoff.toMillis(),
-                        error.toString());
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /**
-     * Claims the partitions whose claim did not pass yet: this assignment's, and those an earlier one still holds (the
-     * hooks run for all of them at once).
-     */
-    private boolean claimUnclaimed(Collection<TopicPartition> assigned) {
-        for (PartitionState partition : partitions.values()) {
-            if (partition.fence != null) {
-                continue;
-            }
-            try {
-                partition.fence = claims.apply(partition.partition);
-            } catch (RuntimeException error) {
-                log.warn(
-                        "{}: claiming {} failed before the records of {} were handed out; they are held, and the"
-                                + " claims and hooks run again in {} ms: {}",
-                        name,
-                        partition.partition,
-                        assigned,
-                        hooksBackoff.toMillis(),
-                        error.toString());
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private void holdForHooks() {
-        hooksFailed = true;
-        hooksRetryAt = System.nanoTime() + hooksBackoff.toNanos();
-        Duration doubled = hooksBackoff.multipliedBy(2);
-        hooksBackoff = doubled.compareTo(HOOKS_RETRY_MAX) > 0 ? HOOKS_RETRY_MAX : doubled;
-    }
-
-    private void pauseOrResume(KafkaConsumer<String, byte[]> kafka) {
-        List<TopicPartition> pause = new ArrayList<>();
-        List<TopicPartition> resume = new ArrayList<>();
-        for (PartitionState partition : partitions.values()) {
-            int unsettled = partition.offsets.inFlight();
-            int buffered = partition.buffered.size();
-            int held = partition.offsets.held();
-            if (!partition.paused
-                    && (partition.halted
-                            || partition.awaitingHooks
-                            || unsettled >= options.maxUnsettledPerPartition()
-                            || buffered >= options.maxBufferedPerPartition()
-                            || held >= 8 * options.maxUnsettledPerPartition())) {
-                partition.paused = true;
-                pause.add(partition.partition);
-            } else if (partition.paused
-                    && !partition.halted
-                    && !partition.awaitingHooks
-                    && unsettled <= options.maxUnsettledPerPartition() / 2
-                    && buffered <= options.maxBufferedPerPartition() / 2
-                    && held <= 4 * options.maxUnsettledPerPartition()) {
-                partition.paused = false;
-                resume.add(partition.partition);
-            }
-            blocked |= partition.paused;
-        }
-        if (!pause.isEmpty()) {
-            kafka.pause(pause);
-        }
-        if (!resume.isEmpty()) {
-            kafka.resume(resume);
-        }
-        if (!pause.isEmpty() || !resume.isEmpty()) {
-            pausedView = Set.copyOf(kafka.paused());
-        }
-    }
-
-    private void commitIfDue(KafkaConsumer<String, byte[]> kafka) {
-        long now = System.nanoTime();
-        if (now - nextCommitAt < 0) {
-            return;
-        }
-        nextCommitAt = now + options.commitInterval().toNanos();
-        Map<TopicPartition, OffsetAndMetadata> due = due(partitions.values());
-        if (due.isEmpty()) {
-            return;
-        }
-        kafka.commitAsync(due, (committed, error) -> {
-            if (error != null) {
-                log.debug("{}: commit of {} failed; retried at the next interval: {}", name, due, error.toString());
-                due.keySet().forEach(tp -> {
-                    PartitionState partition = partitions.get(tp);
-                    if (partition != null) {
-                        partition.lastCommitted = -1;
-                    }
-                });
-            }
-        });
-    }
-
-    private static Map<TopicPartition, OffsetAndMetadata> due(Collection<PartitionState> states) {
-        Map<TopicPartition, OffsetAndMetadata> due = new HashMap<>();
-        for (PartitionState partition : states) {
-            long offset = partition.offsets.committable();
-            if (offset >= 0 && offset != partition.lastCommitted) {
-                due.put(partition.partition, new OffsetAndMetadata(offset));
-                partition.lastCommitted = offset;
-            }
-        }
-        return due;
-    }
-
-    /** Waits for what is in flight (at most the revoke timeout), commits it, then leaves the group. */
-    private void closeGracefully(KafkaConsumer<String, byte[]> kafka) {
-        List<PartitionState> all = new ArrayList<>(partitions.values());
-        drain(all, "stopping");
-        commitSync(kafka, all);
-        all.forEach(partition -> partition.live = false);
-        partitions.clear();
-        try {
-            kafka.close(CloseOptions.timeout(Duration.ofSeconds(5))
-                    .withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
-        } catch (RuntimeException error) {
-            log.warn("{}: closing the consumer failed: {}", name, error.toString());
-        }
-        consumer = null;
-    }
-
-    /** After a failure or a force: leaves the group without committing. */
-    private void forceClose() {
-        KafkaConsumer<String, byte[]> kafka = consumer;
-        if (kafka == null) {
-            return;
-        }
-        consumer = null;
-        partitions.values().forEach(partition -> partition.live = false);
-        partitions.clear();
-        try {
-            kafka.close(CloseOptions.timeout(Duration.ofSeconds(1))
-                    .withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
-        } catch (RuntimeException error) {
-            log.debug("{}: closing the consumer after a force failed: {}", name, error.toString());
-        }
-    }
-
-    /** Runs settlements until nothing of {@code states} is in flight, at most the revoke timeout (unless forced). */
-    private void drain(List<PartitionState> states, String why) {
-        states.forEach(partition -> partition.buffered.clear());
-        long deadline = System.nanoTime() + options.revokeTimeout().toNanos();
-        while (!forced && inFlight(states) > 0 && System.nanoTime() - deadline < 0) {
-            try {
-                Runnable task = tasks.poll(10, TimeUnit.MILLISECONDS);
-                if (task != null) {
-                    task.run();
-                    runTasks();
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-        }
-        int left = inFlight(states);
-        if (left > 0 && !forced) {
+    /** A lane could not park a record: another instance claimed its partition. Logged once per assignment. */
+    private void ownershipLost(PartitionState partition, OwnershipLostException lost) {
+        if (!partition.ownershipLost) {
+            partition.ownershipLost = true;
             log.warn(
-                    "{} ({}): {} record(s) still in flight after {}; committed below them, so the next owner reads"
-                            + " them again",
+                    "{}: {} belongs to another instance now; nothing more of it is handed out here, and its record"
+                            + " at {} and after go to the new owner: {}",
                     name,
-                    why,
-                    left,
-                    options.revokeTimeout());
+                    partition.partition,
+                    partition.offsets.committable(),
+                    lost.getMessage());
         }
     }
 
-    private static int inFlight(List<PartitionState> states) {
-        int sum = 0;
-        for (PartitionState partition : states) {
-            sum += partition.offsets.inFlight();
-        }
-        return sum;
-    }
-
-    private void commitSync(KafkaConsumer<String, byte[]> kafka, List<PartitionState> states) {
-        if (forced) {
-            return;
-        }
-        Map<TopicPartition, OffsetAndMetadata> due = due(states);
-        if (due.isEmpty()) {
-            return;
-        }
-        try {
-            kafka.commitSync(due, options.startupTimeout());
-        } catch (WakeupException woken) {
-            if (!forced) {
-                kafka.commitSync(due, options.startupTimeout());
-            }
-        } catch (RuntimeException error) {
-            log.warn(
-                    "{}: committing {} failed; the next owner reads from the last commit: {}",
-                    name,
-                    due,
-                    error.toString());
-        }
-    }
+    // ---------------------------------------------------------------- the consumer thread: rebalance
 
     /** Rebalance callbacks run on the consumer thread, inside {@code poll} (or {@code close}). */
     private final class Rebalance implements ConsumerRebalanceListener {
 
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> revoked) {
-            List<PartitionState> leaving = states(revoked);
-            if (!leaving.isEmpty() && !forced) {
+            List<PartitionState> leaving = assignment.states(revoked);
+            if (!leaving.isEmpty() && !lifecycle.current().isForced()) {
                 drain(leaving, "revoked " + revoked);
-                KafkaConsumer<String, byte[]> kafka = consumer;
+                Consumer<String, byte[]> kafka = lifecycle.current().consumer();
                 if (kafka != null) {
-                    commitSync(kafka, leaving);
+                    commits.now(kafka, leaving);
                 }
             }
             forget(revoked);
@@ -731,24 +605,13 @@ final class ConsumerLoop<M> implements Runnable {
             if (assigned.isEmpty()) {
                 return;
             }
-            Map<TopicPartition, Long> ends = endOffsets(assigned);
-            for (TopicPartition partition : assigned) {
-                partitions.put(partition, new PartitionState(partition, ends.getOrDefault(partition, Long.MAX_VALUE)));
-            }
-            assignedView = Set.copyOf(partitions.keySet());
+            List<PartitionState> added = assignment.take(assigned, endOffsets(assigned));
             log.info("{}: assigned {}", name, assigned);
-            if (runHooks(assigned)) { // the records are handed out only after this callback returned
-                hooksRan(); // the hooks are the same for every assignment: partitions still waiting wait no more
-            } else {
-                for (PartitionState partition : states(assigned)) {
-                    partition.awaitingHooks = true;
-                }
-                holdForHooks();
-            }
+            hooks.assigned(assigned, added, assignment.all());
         }
 
         private Map<TopicPartition, Long> endOffsets(Collection<TopicPartition> assigned) {
-            KafkaConsumer<String, byte[]> kafka = consumer;
+            Consumer<String, byte[]> kafka = lifecycle.current().consumer();
             if (kafka == null) {
                 return Map.of();
             }
@@ -764,27 +627,9 @@ final class ConsumerLoop<M> implements Runnable {
             }
         }
 
-        private List<PartitionState> states(Collection<TopicPartition> partitionsOf) {
-            List<PartitionState> states = new ArrayList<>();
-            for (TopicPartition partition : partitionsOf) {
-                PartitionState state = partitions.get(partition);
-                if (state != null) {
-                    states.add(state);
-                }
-            }
-            return states;
-        }
-
         private void forget(Collection<TopicPartition> gone) {
-            for (TopicPartition partition : gone) {
-                PartitionState state = partitions.remove(partition);
-                if (state != null) {
-                    state.live = false;
-                }
-            }
-            assignedView = Set.copyOf(partitions.keySet());
-            KafkaConsumer<String, byte[]> kafka = consumer;
-            pausedView = kafka == null ? Set.of() : Set.copyOf(kafka.paused());
+            assignment.forget(gone);
+            backpressure.refresh(lifecycle.current().consumer());
         }
     }
 
