@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
-/** The snippet of docs/guide.md ("Using the lane engine directly"), compiled and run, so it cannot rot. */
+/** The snippet of docs/guides/lane-engine.md, compiled and run, so it cannot rot. */
 class ReadmeExampleTest {
 
     record Deposit(AggregateId account, long amount) implements MessageExchange<Deposit> {

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
  * command in flight, against the in-process broker and the in-memory store. Kafka interceptors (set through {@link
  * KafkaOptions#withClientProperty}) stamp each command's record when the producer takes it and when a poll returns it,
  * and its events' record when the producer takes it; the client stamps the send and the answer. Printed per stage as
- * p50/p99 (docs/benchmarks.md, "Where a PROCESSED command's time goes on Kafka"). A benchmark, not a timed test:
+ * p50/p99 (docs/benchmarks.md, "Where a PROCESSED command's time went"). A benchmark, not a timed test:
  *
  * <pre>
  * mvn -pl lanes-kafka -am verify -Pstress -Dtest=KafkaLatencyProbeTest -Dsurefire.failIfNoSpecifiedTests=false \

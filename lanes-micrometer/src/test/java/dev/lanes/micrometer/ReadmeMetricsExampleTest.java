@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 
-/** The metrics example of docs/use-in-your-project.md, compiled and run: the command and event sides and the runtime, measured. */
+/** The metrics example of docs/operations/metrics.md, compiled and run: the command and event sides and the runtime, measured. */
 class ReadmeMetricsExampleTest {
     static final NamedAggregate COUNTER = NamedAggregate.of("demo", "counter");
 
@@ -40,7 +40,7 @@ class ReadmeMetricsExampleTest {
                         (event, context) -> Mono.fromRunnable(() -> total.addAndGet(event.by())))
                 .build();
 
-        // docs/use-in-your-project.md: metrics
+        // docs/operations/metrics.md
         MeterRegistry registry = new SimpleMeterRegistry(); // your application's registry
         Lanes lanes = Lanes.builder()
                 .aggregate(counter)

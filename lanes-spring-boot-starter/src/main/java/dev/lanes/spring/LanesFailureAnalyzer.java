@@ -36,7 +36,7 @@ final class LanesFailureAnalyzer implements FailureAnalyzer, Ordered {
                 describe(bind),
                 "Correct it in the application's configuration: the lanes.* properties, their defaults and valid values"
                         + " are in the configuration metadata (your IDE completes them) and in"
-                        + " docs/use-in-your-project.md.",
+                        + " docs/guides/spring-boot.md.",
                 bind);
     }
 

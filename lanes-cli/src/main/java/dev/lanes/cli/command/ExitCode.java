@@ -3,7 +3,7 @@ package dev.lanes.cli.command;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** The exit codes of {@code lanes demo}, {@code lanes bench} and {@code lanes parked}, as docs/cli.md and every {@code --help} list them. */
+/** The exit codes of {@code lanes demo}, {@code lanes bench} and {@code lanes parked}, as docs/operations/exit-codes.md and every {@code --help} list them. */
 public final class ExitCode {
     /** The run ended and every invariant passed. */
     public static final int PASSED = 0;

@@ -79,7 +79,7 @@ class BankTest {
 
         @Test
         void aWithdrawalExpectedToPassButRefusedIsReportedWithTheHistory() {
-            // the failure message docs/use-in-your-project.md shows
+            // the failure message docs/guides/testing.md shows
             assertThatThrownBy(() -> opened.given(new Deposited(20, ""))
                             .when(new Withdraw(30))
                             .expectEvents(new Withdrawn(30, "")))

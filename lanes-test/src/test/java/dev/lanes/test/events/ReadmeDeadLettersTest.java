@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.publisher.Mono;
 
-/** The snippet of docs/guide.md ("Handling dead letters"), compiled and run as written there. */
+/** The snippet of docs/guides/dead-letters.md, compiled and run as written there. */
 class ReadmeDeadLettersTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
@@ -58,7 +58,7 @@ class ReadmeDeadLettersTest {
                             mailed.add(context.version());
                         }))
                 .build();
-        // --- docs/guide.md snippet: from here
+        // --- docs/guides/dead-letters.md snippet: from here
         try (Lanes lanes = Lanes.builder()
                 .aggregate(Bank.definition())
                 .processor(statements)
@@ -77,7 +77,7 @@ class ReadmeDeadLettersTest {
                     .block(); // v3: parked behind v2 for Statements; other processors handle it
 
             DeadLetters deadLetters = lanes.deadLetters();
-            // --- docs/guide.md snippet: pause (the test waits for the parking, which is asynchronous)
+            // --- docs/guides/dead-letters.md snippet: pause (the test waits for the parking, which is asynchronous)
             await().atMost(TIMEOUT)
                     .until(() -> deadLetters
                                     .list("Statements", Bank.account("acc-1"))
@@ -85,14 +85,14 @@ class ReadmeDeadLettersTest {
                                     .size()
                             == 2);
             mailServerDown.set(false);
-            // --- docs/guide.md snippet: resume
+            // --- docs/guides/dead-letters.md snippet: resume
             List<DeadLetter> parked =
                     deadLetters.list("Statements", Bank.account("acc-1")).block(); // v2 (with its reason), v3
             RetryOutcome outcome = deadLetters
                     .retry("Statements", Bank.account("acc-1"))
                     .block(); // after the fix: v2, then v3, in the lane
             // deadLetters.skip("Statements", Bank.account("acc-1")) drops the head instead, then delivers the rest
-            // --- docs/guide.md snippet: to here (and the closing brace); the assertions are the test's
+            // --- docs/guides/dead-letters.md snippet: to here (and the closing brace); the assertions are the test's
             assertThat(parked)
                     .extracting(DeadLetter::reason)
                     .containsExactly(

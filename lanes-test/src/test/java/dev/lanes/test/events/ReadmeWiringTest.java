@@ -20,7 +20,7 @@ import dev.lanes.runtime.LanesRuntime;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** The wiring snippet of README.md ("A service in a few lines") and docs/guide.md, compiled and run as written there. */
+/** The wiring snippet of README.md ("A service in a few lines") and docs/getting-started.md, compiled and run as written there. */
 class ReadmeWiringTest {
 
     @Test

@@ -26,13 +26,13 @@ import java.util.Objects;
 import org.junit.jupiter.api.Test;
 
 /**
- * The "The order example" section of docs/process-managers.md (README.md links to it): its wiring snippet compiled
+ * The "The order example" section of docs/guides/process-managers.md (README.md links to it): its wiring snippet compiled
  * and run as written (an order placed, its stock reserved, paid, shipped), and its two code blocks checked against
  * this file and the example's source.
  */
 class ReadmeProcessTest {
     private static final Duration WAIT = Duration.ofSeconds(10);
-    private static final Path README = Path.of("..", "docs", "process-managers.md");
+    private static final Path README = Path.of("..", "docs", "guides", "process-managers.md");
     private static final Path SELF = Path.of("src/test/java/dev/lanes/test/process/ReadmeProcessTest.java");
     private static final Path EXAMPLE =
             Path.of("../lanes-examples/src/main/java/dev/lanes/examples/orders/Fulfilment.java");
@@ -91,7 +91,7 @@ class ReadmeProcessTest {
         int to = indexOf(self, "// --- README snippet: to here");
         for (String line : self.subList(from + 1, to)) {
             assertThat(readme)
-                    .as("docs/process-managers.md shows the line of the snippet")
+                    .as("docs/guides/process-managers.md shows the line of the snippet")
                     .contains(line.strip());
         }
 

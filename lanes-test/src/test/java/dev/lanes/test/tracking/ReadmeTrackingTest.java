@@ -20,7 +20,7 @@ import dev.lanes.processing.tracking.TrackingSettings;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** docs/guide.md ("Adding a projection to a running system"), compiled and run as written there. */
+/** docs/guides/projections-and-catch-up.md, compiled and run as written there. */
 class ReadmeTrackingTest {
 
     @Test
@@ -38,7 +38,7 @@ class ReadmeTrackingTest {
                     .send(Bank.account("acc-1"), new Deposit(100), WaitStage.PROCESSED)
                     .block();
         }
-        // --- docs/guide.md snippet: from here
+        // --- docs/guides/projections-and-catch-up.md snippet: from here
         CheckpointStore checkpoints = CheckpointStores.inMemory(); // or store.checkpointStore() on PostgreSQL
         BalanceProjection balances = new BalanceProjection(); // new: it has never seen an event
         try (Lanes lanes = Lanes.builder()
@@ -53,7 +53,7 @@ class ReadmeTrackingTest {
             lanes.gateway()
                     .send(Bank.account("acc-1"), new Deposit(50), WaitStage.PROCESSED)
                     .block();
-            // --- docs/guide.md snippet: to here (and the closing brace); the assertions are the test's
+            // --- docs/guides/projections-and-catch-up.md snippet: to here (and the closing brace); assertions follow
             await().atMost(Duration.ofSeconds(30))
                     .untilAsserted(() -> assertThat(balances.rows().get("acc-1"))
                             .isNotNull()
@@ -71,13 +71,13 @@ class ReadmeTrackingTest {
                 .aggregate(Bank.definition())
                 .eventStore(store)
                 .trackingProcessor((events, parked) ->
-                        // --- docs/guide.md snippet (segments): from here
+                        // --- docs/guides/projections-and-catch-up.md snippet (segments): from here
                         TrackingProcessor.builder(balances.processor(), events, checkpoints)
                                 .settings(TrackingSettings.DEFAULT.withSegments(8)) // the same count on every instance
                                 .onSegmentReset(balances::clear) // rows of the segment's accounts
                                 .deadLetterQueue(parked)
                                 .build())
-                // --- docs/guide.md snippet (segments): to here
+                // --- docs/guides/projections-and-catch-up.md snippet (segments): to here
                 .build()
                 .start()) {
             for (int account = 0; account < 20; account++) {
