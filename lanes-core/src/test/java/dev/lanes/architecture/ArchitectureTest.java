@@ -31,7 +31,9 @@ import org.junit.jupiter.api.Test;
  *   <li>message values ({@code messaging}), aggregates ({@code modeling}), the event store SPI ({@code
  *       eventsourcing}), flow control ({@code flow}), schedulers ({@code scheduler});
  *   <li>the lane engine ({@code dispatch}), then the in-memory routes ({@code internal.route});
- *   <li>the event bus ({@code event}), the command side ({@code command}), the event side ({@code processing});
+ *   <li>the event bus ({@code event}), the command side ({@code command}, then its lane {@code command.lane}), the
+ *       event side ({@code processing.saga}, {@code processing.deadletter}, {@code processing}, {@code
+ *       processing.tracking});
  *   <li>{@code runtime} on top of every component, and the entry point {@code dev.lanes} on top of all.
  * </ol>
  */
