@@ -8,7 +8,7 @@ import static dev.lanes.cli.ReportAssertions.texts;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.lanes.kafka.TestPostgres;
+import dev.lanes.testsupport.TestPostgres;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

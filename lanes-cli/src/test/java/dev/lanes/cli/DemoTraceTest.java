@@ -3,7 +3,7 @@ package dev.lanes.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
-import dev.lanes.kafka.TestKafka;
+import dev.lanes.testsupport.TestKafka;
 import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

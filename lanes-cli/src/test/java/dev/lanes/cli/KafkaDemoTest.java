@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.lanes.cli.command.ExitCode;
-import dev.lanes.kafka.TestKafka;
+import dev.lanes.testsupport.TestKafka;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

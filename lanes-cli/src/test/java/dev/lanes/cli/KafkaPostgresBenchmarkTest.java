@@ -4,8 +4,8 @@ import static dev.lanes.cli.ReportAssertions.number;
 import static dev.lanes.cli.ReportAssertions.readReport;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lanes.kafka.TestKafka;
-import dev.lanes.kafka.TestPostgres;
+import dev.lanes.testsupport.TestKafka;
+import dev.lanes.testsupport.TestPostgres;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;

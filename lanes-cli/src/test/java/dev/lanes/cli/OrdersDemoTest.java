@@ -2,7 +2,7 @@ package dev.lanes.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lanes.kafka.TestPostgres;
+import dev.lanes.testsupport.TestPostgres;
 import org.junit.jupiter.api.Test;
 
 /** {@code lanes demo --scenario orders}: the order-fulfilment process under concurrent clients passes its audit. */

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.lanes.cli.command.ExitCode;
-import dev.lanes.kafka.TestKafka;
-import dev.lanes.kafka.TestPostgres;
+import dev.lanes.testsupport.TestKafka;
+import dev.lanes.testsupport.TestPostgres;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -6,9 +6,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
-/** An exchange that records how the dispatcher settled it. */
-final class TestExchange implements MessageExchange<String> {
-    static final NamedAggregate ORDER = NamedAggregate.of("sales", "order");
+/**
+ * An exchange that records how the dispatcher settled it: a message {@code <id>#<n>} for the order {@code id}. Shared
+ * with lanes-micrometer's tests through lanes-core's test jar, which holds only this class.
+ */
+public final class TestExchange implements MessageExchange<String> {
+    public static final NamedAggregate ORDER = NamedAggregate.of("sales", "order");
 
     private final AggregateId aggregateId;
     private final String message;
@@ -20,7 +23,7 @@ final class TestExchange implements MessageExchange<String> {
         this.message = message;
     }
 
-    static TestExchange of(String id, int sequence) {
+    public static TestExchange of(String id, int sequence) {
         return new TestExchange(id, id + "#" + sequence);
     }
 
@@ -46,12 +49,21 @@ final class TestExchange implements MessageExchange<String> {
         settled.complete(reason);
     }
 
-    boolean acknowledged() {
+    /** Whether it is settled, either way. */
+    public boolean isSettled() {
+        return settled.isDone();
+    }
+
+    public boolean acknowledged() {
         return settled.isDone() && settled.getNow(null) == null;
     }
 
-    @Nullable
-    Throwable rejection() {
+    public boolean rejected() {
+        return rejection() != null;
+    }
+
+    /** The reason it was rejected with; {@code null} while unsettled or when acknowledged. */
+    public @Nullable Throwable rejection() {
         return settled.getNow(null);
     }
 

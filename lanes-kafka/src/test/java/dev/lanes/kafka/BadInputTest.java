@@ -7,6 +7,7 @@ import dev.lanes.command.WaitStage;
 import dev.lanes.eventsourcing.EventStores;
 import dev.lanes.runtime.LanesRuntime;
 import dev.lanes.test.logging.LogCapture;
+import dev.lanes.testsupport.TestKafka;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -6,6 +6,7 @@ import dev.lanes.api.AggregateId;
 import dev.lanes.dispatch.MessageExchange;
 import dev.lanes.event.OwnershipFence;
 import dev.lanes.lifecycle.RuntimeContext;
+import dev.lanes.testsupport.TestKafka;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;

@@ -8,6 +8,7 @@ import dev.lanes.api.AggregateId;
 import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.eventsourcing.EventStores;
 import dev.lanes.messaging.CommandMessage;
+import dev.lanes.testsupport.TestKafka;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;

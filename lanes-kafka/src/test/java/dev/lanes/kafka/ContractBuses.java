@@ -1,6 +1,7 @@
 package dev.lanes.kafka;
 
 import dev.lanes.lifecycle.RuntimeContext;
+import dev.lanes.testsupport.TestKafka;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -13,6 +13,7 @@ import dev.lanes.processing.ProcessorKind;
 import dev.lanes.processing.tracking.TrackingProcessor;
 import dev.lanes.processing.tracking.TrackingSettings;
 import dev.lanes.runtime.ShutdownReport;
+import dev.lanes.testsupport.TestPostgres;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

@@ -3,6 +3,8 @@ package dev.lanes.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.lanes.testsupport.TestKafka;
+import dev.lanes.testsupport.TestPostgres;
 import java.io.IOException;
 import java.io.OutputStreamWriter;
 import java.io.UncheckedIOException;
@@ -72,7 +74,7 @@ class CrashRestartTest {
 
     private final String run = "crash" + UUID.randomUUID().toString().substring(0, 8);
     private final Path directory = Path.of("target", "crash", run).toAbsolutePath();
-    private final String database = TestPostgres.freshDatabase();
+    private final String database = InstanceDatabases.fresh();
     private final String kafka = TestKafka.bootstrapServers();
     private final List<Child> children = new ArrayList<>();
 

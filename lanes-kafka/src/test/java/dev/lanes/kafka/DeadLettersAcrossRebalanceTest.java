@@ -16,6 +16,7 @@ import dev.lanes.processing.EventProcessor;
 import dev.lanes.processing.ProcessorKind;
 import dev.lanes.processing.deadletter.DeadLetter;
 import dev.lanes.test.logging.LogCapture;
+import dev.lanes.testsupport.TestKafka;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -69,7 +70,7 @@ class DeadLettersAcrossRebalanceTest {
 
     @Test
     void theInstanceThatTakesOverAPartitionParksTheLaterStreamsOfAnAggregateParkedBeforeItOwnedIt() {
-        String database = TestPostgres.freshDatabase();
+        String database = InstanceDatabases.fresh();
         Instance first = instance("first", database);
         Instance second = instance("second", database); // its parked set is loaded now, before anything is parked
         AggregateId poisoned = Ledger.account("poisoned");
@@ -162,7 +163,7 @@ class DeadLettersAcrossRebalanceTest {
     }
 
     private Instance instance(String name, String database) {
-        PostgresEventStore store = TestPostgres.connect(database, name);
+        PostgresEventStore store = InstanceDatabases.connect(database, name);
         opened.push(store);
         PostgresDeadLetterQueue queue = PostgresDeadLetterQueue.open(store.dataSource());
         opened.push(queue);

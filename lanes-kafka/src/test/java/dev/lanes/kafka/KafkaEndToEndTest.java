@@ -7,6 +7,7 @@ import dev.lanes.command.CommandResult;
 import dev.lanes.command.WaitStage;
 import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.eventsourcing.EventStores;
+import dev.lanes.testsupport.TestKafka;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;

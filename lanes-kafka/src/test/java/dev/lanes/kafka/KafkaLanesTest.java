@@ -14,6 +14,7 @@ import dev.lanes.processing.ProcessorKind;
 import dev.lanes.runtime.ComponentReport;
 import dev.lanes.runtime.LanesRuntime;
 import dev.lanes.runtime.ShutdownReport;
+import dev.lanes.testsupport.TestKafka;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;

@@ -6,6 +6,7 @@ import dev.lanes.Lanes;
 import dev.lanes.api.AggregateId;
 import dev.lanes.command.WaitStage;
 import dev.lanes.eventsourcing.EventStores;
+import dev.lanes.testsupport.TestKafka;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -9,6 +9,7 @@ import dev.lanes.dispatch.AggregateDispatcher;
 import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.postgres.PostgresEventStore;
+import dev.lanes.testsupport.TestKafka;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -32,14 +33,14 @@ class KilledInstanceTest {
     private static final int ACCOUNTS = 40;
 
     private final String run = "kill" + UUID.randomUUID().toString().substring(0, 8);
-    private final String database = TestPostgres.freshDatabase();
+    private final String database = InstanceDatabases.fresh();
     private final KafkaOptions options = KafkaOptions.of(TestKafka.bootstrapServers())
             .withTopics(TopicNaming.perContext(run))
             .withTopicCreation(PARTITIONS, (short) 1);
     private final ReadModel balances = new ReadModel();
     private final ReadModel audit = new ReadModel();
-    private final PostgresEventStore survivorStore = TestPostgres.connect(database, "survivor");
-    private final PostgresEventStore victimStore = TestPostgres.connect(database, "victim");
+    private final PostgresEventStore survivorStore = InstanceDatabases.connect(database, "survivor");
+    private final PostgresEventStore victimStore = InstanceDatabases.connect(database, "victim");
     private final KafkaNode survivor =
             new KafkaNode(run + "-survivor", options, survivorStore, balances, audit).start();
     // never commits on its own: everything it handles is uncommitted when it dies

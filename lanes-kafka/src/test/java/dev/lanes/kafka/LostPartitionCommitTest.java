@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.lanes.testsupport.TestKafka;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -14,6 +14,7 @@ import dev.lanes.processing.EventProcessor;
 import dev.lanes.processing.ProcessorKind;
 import dev.lanes.processing.deadletter.DeadLetter;
 import dev.lanes.test.logging.LogCapture;
+import dev.lanes.testsupport.TestKafka;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -77,7 +78,7 @@ class OwnershipLostWhileParkingTest {
 
     @Test
     void anInstanceThatLostItsPartitionWhileParkingParksNothingAndSettlesNothingForIt() throws Exception {
-        String database = TestPostgres.freshDatabase();
+        String database = InstanceDatabases.fresh();
         // the first instance's consumer thread waits up to 20 s for a revoked partition's records, but Kafka drops it
         // from the group once it has not polled for 2 s
         Instance first = instance(
@@ -183,7 +184,7 @@ class OwnershipLostWhileParkingTest {
     }
 
     private Instance instance(String name, String database, KafkaOptions instanceOptions) {
-        PostgresEventStore store = TestPostgres.connect(database, name);
+        PostgresEventStore store = InstanceDatabases.connect(database, name);
         opened.push(store);
         PostgresDeadLetterQueue queue = PostgresDeadLetterQueue.open(store.dataSource());
         opened.push(queue);

@@ -8,6 +8,7 @@ import dev.lanes.api.AggregateId;
 import dev.lanes.command.WaitStage;
 import dev.lanes.processing.EventProcessor;
 import dev.lanes.processing.ProcessorKind;
+import dev.lanes.testsupport.TestKafka;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

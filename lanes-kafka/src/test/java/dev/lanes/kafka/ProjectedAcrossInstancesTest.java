@@ -11,6 +11,7 @@ import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.eventsourcing.EventStores;
 import dev.lanes.processing.EventProcessor;
 import dev.lanes.processing.ProcessorKind;
+import dev.lanes.testsupport.TestKafka;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;

@@ -13,6 +13,7 @@ import dev.lanes.lifecycle.RuntimeContext;
 import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.postgres.JacksonEventSerializer;
+import dev.lanes.testsupport.TestKafka;
 import java.time.Duration;
 import java.util.List;
 import java.util.Queue;

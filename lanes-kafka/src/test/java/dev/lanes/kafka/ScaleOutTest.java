@@ -10,6 +10,7 @@ import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.postgres.PostgresEventStore;
 import dev.lanes.runtime.ShutdownReport;
+import dev.lanes.testsupport.TestKafka;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -39,7 +40,7 @@ class ScaleOutTest {
     private static final int PARTITIONS = 6;
 
     private final String run = "scale" + UUID.randomUUID().toString().substring(0, 8);
-    private final String database = TestPostgres.freshDatabase();
+    private final String database = InstanceDatabases.fresh();
     private final KafkaOptions options = KafkaOptions.of(TestKafka.bootstrapServers())
             .withTopics(TopicNaming.perContext(run))
             .withTopicCreation(PARTITIONS, (short) 1);
@@ -56,7 +57,7 @@ class ScaleOutTest {
     }
 
     private KafkaNode node(String name) {
-        PostgresEventStore store = TestPostgres.connect(database, name);
+        PostgresEventStore store = InstanceDatabases.connect(database, name);
         stores.add(store);
         KafkaNode node = new KafkaNode(run + "-" + name, options, store, balances, audit);
         nodes.add(node); // closed after the test even if its start fails

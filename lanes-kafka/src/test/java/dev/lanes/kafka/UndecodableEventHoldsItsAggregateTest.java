@@ -22,6 +22,7 @@ import dev.lanes.processing.ProcessorKind;
 import dev.lanes.processing.deadletter.DeadLetter;
 import dev.lanes.processing.deadletter.RetryOutcome;
 import dev.lanes.test.logging.LogCapture;
+import dev.lanes.testsupport.TestKafka;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -65,7 +66,7 @@ class UndecodableEventHoldsItsAggregateTest {
 
     @Test
     void theAggregateWaitsBehindItsUndecodableStreamUntilARetryOnAReleaseThatReadsItDeliversThemInOrder() {
-        String database = TestPostgres.freshDatabase();
+        String database = InstanceDatabases.fresh();
         // a newer release writes Credited at revision 2; the first reader knows revision 1 only
         KafkaBuses writer = writer(EventTypes.builder()
                 .register(Ledger.Credited.class, CREDITED, 2)
@@ -162,7 +163,7 @@ class UndecodableEventHoldsItsAggregateTest {
     /** An instance of a release whose store, dead-letter queue and bus share one codec with {@code types}. */
     private Instance instance(String name, String database, EventTypes types) {
         JacksonEventSerializer codec = new JacksonEventSerializer(JacksonEventSerializer.defaultObjectMapper(), types);
-        PostgresEventStore store = TestPostgres.connect(database, name);
+        PostgresEventStore store = InstanceDatabases.connect(database, name);
         opened.push(store);
         PostgresDeadLetterQueue queue = PostgresDeadLetterQueue.open(store.dataSource(), codec);
         opened.push(queue);

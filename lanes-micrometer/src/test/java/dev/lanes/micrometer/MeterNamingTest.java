@@ -7,6 +7,7 @@ import dev.lanes.dispatch.AggregateDispatcher;
 import dev.lanes.dispatch.LaneSettings;
 import dev.lanes.dispatch.LaneStrategy;
 import dev.lanes.dispatch.MessageExchange;
+import dev.lanes.dispatch.TestExchange;
 import dev.lanes.runtime.LanesRuntime;
 import dev.lanes.scheduler.AggregateSchedulerSupplier;
 import dev.lanes.scheduler.AggregateSchedulers;
@@ -119,7 +120,7 @@ class MeterNamingTest {
                 .allSatisfy(meter -> assertThat(meter.getId().getTags())
                         .contains(
                                 Tag.of(LanesMicrometer.DISPATCHER_TAG, "OrderDispatcher"),
-                                Tag.of(LanesMicrometer.AGGREGATE_TAG, "shop.order")));
+                                Tag.of(LanesMicrometer.AGGREGATE_TAG, "sales.order")));
         assertThat(outcomeTags(LanesMicrometer.OUTCOMES))
                 .containsExactlyInAnyOrder("handled", "retried", "parked", "rejected", "cancelled");
         assertThat(outcomeTags(LanesMicrometer.HANDLE)).containsExactlyInAnyOrder("handled", "retried", "parked");

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.lanes.dispatch.AggregateDispatcher;
 import dev.lanes.dispatch.MessageExchange;
+import dev.lanes.dispatch.TestExchange;
 import dev.lanes.runtime.LanesRuntime;
 import dev.lanes.runtime.ShutdownReport;
 import dev.lanes.scheduler.AggregateSchedulerSupplier;

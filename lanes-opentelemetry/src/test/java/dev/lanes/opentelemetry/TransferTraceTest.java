@@ -16,13 +16,13 @@ import dev.lanes.examples.bank.AccountEvent;
 import dev.lanes.examples.bank.BalanceProjection;
 import dev.lanes.examples.bank.Bank;
 import dev.lanes.examples.bank.TransferSaga;
-import dev.lanes.kafka.TestPostgres;
 import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.postgres.PostgresEventStore;
 import dev.lanes.processing.EventProcessor;
 import dev.lanes.processing.ProcessorKind;
 import dev.lanes.processing.tracking.TrackingProcessor;
+import dev.lanes.testsupport.TestPostgres;
 import dev.lanes.tracing.MessageTracing;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
@@ -79,7 +79,8 @@ class TransferTraceTest {
     void aTransferIsOneTraceFromTheGatewayThroughTheSagaToTheProjections(String storeKind) {
         if (storeKind.equals("postgresql")) {
             PostgresEventStore postgres =
-                    PostgresEventStore.connect(TestPostgres.freshDatabase(), TestPostgres.USER, null);
+                    PostgresEventStore.connect(TestPostgres.emptyDatabase(), TestPostgres.USER, null);
+            postgres.migrate();
             store = postgres;
         }
         lanes = Lanes.builder()

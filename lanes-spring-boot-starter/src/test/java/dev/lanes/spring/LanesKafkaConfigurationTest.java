@@ -14,6 +14,7 @@ import dev.lanes.examples.bank.Bank;
 import dev.lanes.kafka.KafkaBuses;
 import dev.lanes.postgres.JacksonEventSerializer;
 import dev.lanes.runtime.LanesRuntime;
+import dev.lanes.testsupport.InProcessKafka;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
@@ -31,11 +32,11 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 class LanesKafkaConfigurationTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
 
-    private static EmbeddedKafka kafka;
+    private static InProcessKafka kafka;
 
     @BeforeAll
     static void startBroker() {
-        kafka = EmbeddedKafka.start();
+        kafka = InProcessKafka.start();
     }
 
     @AfterAll

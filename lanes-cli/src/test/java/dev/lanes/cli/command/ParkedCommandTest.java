@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.lanes.api.AggregateId;
 import dev.lanes.api.NamedAggregate;
 import dev.lanes.cli.Cli;
-import dev.lanes.kafka.TestPostgres;
 import dev.lanes.messaging.DomainEvent;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.postgres.PostgresDeadLetterQueue;
 import dev.lanes.processing.saga.ParkedReply;
+import dev.lanes.testsupport.TestPostgres;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -38,7 +38,7 @@ class ParkedCommandTest {
     private PostgresDeadLetterQueue queue;
 
     /** A database of this class's own, with the Lanes schema, on the test JVM's one embedded PostgreSQL. */
-    private static final String DATABASE = TestPostgres.freshDatabase();
+    private static final String DATABASE = MigratedDatabase.create();
 
     private static String url() {
         return DATABASE;

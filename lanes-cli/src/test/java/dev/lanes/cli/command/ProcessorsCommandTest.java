@@ -10,7 +10,6 @@ import dev.lanes.eventsourcing.Segment;
 import dev.lanes.eventsourcing.SegmentCheckpoint;
 import dev.lanes.examples.bank.AccountCommand.Deposit;
 import dev.lanes.examples.bank.AccountEvent.Deposited;
-import dev.lanes.kafka.TestPostgres;
 import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.postgres.PostgresEventStore;
@@ -20,6 +19,7 @@ import dev.lanes.processing.ProcessorKind;
 import dev.lanes.processing.tracking.TrackingProcessor;
 import dev.lanes.processing.tracking.TrackingSettings;
 import dev.lanes.runtime.LanesRuntime;
+import dev.lanes.testsupport.TestPostgres;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,7 +43,7 @@ class ProcessorsCommandTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
     private static final int SEGMENTS = 4;
     private static final int AGGREGATES = 100;
-    private static final String DATABASE = TestPostgres.freshDatabase();
+    private static final String DATABASE = MigratedDatabase.create();
 
     private final NamedAggregate counter = NamedAggregate.of("cli-" + UUID.randomUUID(), "counter");
     private final String name = "Counters-" + UUID.randomUUID();

@@ -5,9 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import dev.lanes.Lanes;
 import dev.lanes.examples.inventory.Http.Answer;
-import dev.lanes.kafka.TestPostgres;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.postgres.PostgresEventStore;
+import dev.lanes.testsupport.TestPostgres;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.lanes.examples.inventory.Http.Answer;
-import dev.lanes.kafka.TestPostgres;
+import dev.lanes.testsupport.TestPostgres;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;

@@ -5,10 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import dev.lanes.Lanes;
 import dev.lanes.examples.bank.Bank;
-import dev.lanes.kafka.TestPostgres;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.postgres.PostgresEventStore;
 import dev.lanes.spring.sample.BankHttp.Answer;
+import dev.lanes.testsupport.TestPostgres;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -3,8 +3,8 @@ package dev.lanes.spring.stock;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lanes.Lanes;
-import dev.lanes.kafka.TestPostgres;
 import dev.lanes.postgres.PostgresEventStore;
+import dev.lanes.testsupport.TestPostgres;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;

@@ -1,4 +1,4 @@
-package dev.lanes.kafka;
+package dev.lanes.testsupport;
 
 import java.util.Map;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
@@ -9,31 +9,29 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One in-process KRaft broker per test JVM (started on first use, stopped by a shutdown hook): every test class (also lanes-cli's, through this module's test jar) uses
- * topics of its own, so they share it.
+ * An in-process KRaft broker (Apache's test kit: one combined broker and controller, replication factor 1, short
+ * consumer-group timeouts so rebalances take seconds) for a test class that wants one of its own: started in its
+ * {@code @BeforeAll}, closed in its {@code @AfterAll}, so it has stopped before the test JVM exits. Tests that can share
+ * a broker use {@link TestKafka}, one per JVM.
+ *
+ * <p>A broker thread that meets a fatal error (a log directory gone, say) would halt its process, here the test JVM,
+ * which would then end with a failure status after its tests passed: once a broker started here, such a halt or exit is
+ * logged at WARN and not obeyed, for the rest of the JVM. The test kit's own shutdown hook, which deletes the broker's
+ * directories while a broker may still write, is left out: {@link #close()} deletes them once the broker is down.
  */
-public final class TestKafka {
-    private static final Logger log = LoggerFactory.getLogger(TestKafka.class);
-    private static @Nullable KafkaClusterTestKit cluster;
+public final class InProcessKafka implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(InProcessKafka.class);
 
-    private TestKafka() {}
+    private final KafkaClusterTestKit cluster;
 
-    public static synchronized String bootstrapServers() {
-        if (cluster == null) {
-            cluster = start();
-            Runtime.getRuntime().addShutdownHook(new Thread(TestKafka::stop, "test-kafka-stop"));
-        }
-        return cluster.bootstrapServers();
+    private InProcessKafka(KafkaClusterTestKit cluster) {
+        this.cluster = cluster;
     }
 
-    private static KafkaClusterTestKit start() {
-        // A broker thread that meets a fatal error (a log directory gone, say) halts its process: here that is the
-        // test JVM, which then ends with a failure code after its tests passed. Log it instead.
+    /** Starts a broker and returns once it is ready; fails with {@link IllegalStateException} if it cannot. */
+    public static InProcessKafka start() {
         Exit.setHaltProcedure((status, message) -> refusedToEnd("halt", status, message));
         Exit.setExitProcedure((status, message) -> refusedToEnd("exit", status, message));
-        // The test kit registers a shutdown hook that deletes the cluster's directories. That hook would run
-        // concurrently with the stop() hook below, under a broker still writing. close() deletes them itself,
-        // once its brokers are down, so the kit's own hook is left out.
         Exit.setShutdownHookAdder((name, hook) -> {});
         try {
             KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder()
@@ -56,9 +54,9 @@ public final class TestKafka {
             started.format();
             started.startup();
             started.waitForReadyBrokers();
-            return started;
+            return new InProcessKafka(started);
         } catch (Exception e) {
-            throw new IllegalStateException("Could not start the in-process Kafka broker", e);
+            throw new IllegalStateException("InProcessKafka: could not start the in-process Kafka broker", e);
         } finally {
             Exit.resetShutdownHookAdder();
         }
@@ -72,13 +70,14 @@ public final class TestKafka {
                 message);
     }
 
-    private static synchronized void stop() {
-        try {
-            if (cluster != null) {
-                cluster.close();
-            }
-        } catch (Exception e) {
-            // the JVM is exiting
-        }
+    /** The broker's address, for a client's {@code bootstrap.servers}. */
+    public String bootstrapServers() {
+        return cluster.bootstrapServers();
+    }
+
+    /** Stops the broker and deletes its directories. */
+    @Override
+    public void close() throws Exception {
+        cluster.close();
     }
 }

@@ -1,7 +1,5 @@
-package dev.lanes.kafka;
+package dev.lanes.testsupport;
 
-import dev.lanes.postgres.PostgresEventStore;
-import dev.lanes.postgres.PostgresOptions;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -12,9 +10,11 @@ import java.sql.Statement;
 import java.util.UUID;
 
 /**
- * One real PostgreSQL per test JVM (embedded binaries from Maven jars), started on first use and stopped at JVM exit;
- * each test takes a fresh database. Shared through this module's test jar with the CLI's and the Spring starter's tests,
- * so a test JVM starts one server, whichever of them it runs.
+ * One real PostgreSQL per test JVM (zonky's embedded binaries from Maven jars, {@code max_connections} 300), started on
+ * first use and stopped by a shutdown hook; each test takes a database of its own ({@link #emptyDatabase()}), so tests
+ * of any module share the one server, whichever of them a JVM runs.
+ *
+ * <p>Thread-safe: the server starts once, under the class initialisation lock, on the first call of any method.
  */
 public final class TestPostgres {
     /** The superuser, trusted without a password. */
@@ -39,39 +39,36 @@ public final class TestPostgres {
                 }));
                 return server;
             } catch (IOException e) {
-                throw new UncheckedIOException("cannot start the embedded PostgreSQL", e);
+                throw new UncheckedIOException("TestPostgres: cannot start the embedded PostgreSQL", e);
             }
         }
     }
 
-    /** A fresh, empty database (no Lanes schema); returns its JDBC URL. */
-    public static String emptyDatabase() {
+    /** The server's port on 127.0.0.1 (starts it on first use). */
+    public static int port() {
+        return Holder.SERVER.getPort();
+    }
+
+    /** The JDBC URL of a database of the server, by name ({@code postgres} is the one that always exists). */
+    public static String url(String database) {
+        return "jdbc:postgresql://127.0.0.1:" + port() + "/" + database;
+    }
+
+    /** Creates a fresh, empty database (no Lanes schema) and returns its name. */
+    public static String createDatabase() {
         String name = "lanes_" + UUID.randomUUID().toString().replace("-", "");
         try (Connection connection = DriverManager.getConnection(url("postgres"), USER, "");
                 Statement statement = connection.createStatement()) {
             statement.execute("CREATE DATABASE " + name);
         } catch (SQLException e) {
-            throw new IllegalStateException("cannot create database " + name, e);
+            throw new IllegalStateException(
+                    "TestPostgres: cannot create database " + name + " on port " + port() + ": " + e.getMessage(), e);
         }
-        return url(name);
+        return name;
     }
 
-    /** A fresh database with the Lanes schema; returns its JDBC URL. */
-    public static String freshDatabase() {
-        String url = emptyDatabase();
-        try (PostgresEventStore store = connect(url, "migration")) {
-            store.migrate();
-        }
-        return url;
-    }
-
-    private static String url(String database) {
-        return "jdbc:postgresql://127.0.0.1:" + Holder.SERVER.getPort() + "/" + database;
-    }
-
-    /** A store of one instance: a pool of its own. */
-    static PostgresEventStore connect(String url, String instance) {
-        return PostgresEventStore.connect(
-                url, USER, null, PostgresOptions.DEFAULT.withPoolSize(8).withApplicationName("lanes-" + instance));
+    /** Creates a fresh, empty database (no Lanes schema) and returns its JDBC URL. */
+    public static String emptyDatabase() {
+        return url(createDatabase());
     }
 }
