@@ -21,6 +21,7 @@ import dev.lanes.modeling.CommandRejectedException;
 import dev.lanes.processing.deadletter.CommandDeadLetters;
 import dev.lanes.processing.deadletter.DeadLetter;
 import dev.lanes.processing.deadletter.DeadLetterQueue;
+import dev.lanes.processing.deadletter.ForwardingDeadLetterQueue;
 import dev.lanes.processing.deadletter.RetryOutcome;
 import dev.lanes.test.logging.LogCapture;
 import java.time.Duration;

@@ -27,6 +27,7 @@ import dev.lanes.processing.deadletter.DeadLetter;
 import dev.lanes.processing.deadletter.DeadLetterQueue;
 import dev.lanes.processing.deadletter.DeadLetterSequence;
 import dev.lanes.processing.deadletter.DeadLetters;
+import dev.lanes.processing.deadletter.ForwardingDeadLetterQueue;
 import dev.lanes.processing.deadletter.RetryOutcome;
 import dev.lanes.processing.saga.ParkedReply;
 import dev.lanes.test.logging.LogCapture;

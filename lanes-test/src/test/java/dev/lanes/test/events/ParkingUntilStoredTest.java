@@ -20,7 +20,7 @@ import dev.lanes.processing.ProcessorKind;
 import dev.lanes.processing.deadletter.DeadLetter;
 import dev.lanes.processing.deadletter.DeadLetterQueue;
 import dev.lanes.processing.deadletter.DeadLetterQueues;
-import dev.lanes.test.ForwardingDeadLetterQueue;
+import dev.lanes.processing.deadletter.ForwardingDeadLetterQueue;
 import dev.lanes.test.logging.LogCapture;
 import java.time.Duration;
 import java.util.List;
