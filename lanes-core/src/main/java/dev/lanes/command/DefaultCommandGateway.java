@@ -149,14 +149,8 @@ final class DefaultCommandGateway implements CommandGateway {
             results.failed(command, error);
             return;
         }
-        if (sending instanceof Callable<?> now) { // the in-memory bus: no subscriber for the hand-over
-            Throwable refused = Immediate.run(now);
-            if (refused != null) {
-                results.failed(command, refused);
-            }
-            return;
-        }
-        sending.subscribe(null, error -> results.failed(command, error));
+        // the in-memory bus answers at once: no subscriber for the hand-over
+        Immediate.subscribe(sending, error -> results.failed(command, error));
     }
 
     /**

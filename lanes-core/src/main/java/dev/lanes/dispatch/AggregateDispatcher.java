@@ -14,7 +14,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.Objects;
-import java.util.concurrent.Callable;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -120,6 +119,9 @@ public final class AggregateDispatcher<M> implements RuntimeComponent, HandlerSu
 
     private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
     private final Lane.LaneRunner<M> owner;
+    /** Its concrete type, so that the fast path's call to it is a direct one. */
+    private final Attempts attempts = new Attempts();
+
     private final LaneRegistry<M> lanes;
     private final @Nullable HandlerSweep<M> sweep;
     private final Intake<M> intake;
@@ -668,10 +670,25 @@ public final class AggregateDispatcher<M> implements RuntimeComponent, HandlerSu
             Exceptions.throwIfJvmFatal(error);
             return conclude(lane, envelope, error);
         }
-        if (handling instanceof Callable<?> immediate) {
-            // Mono.empty(), just, fromRunnable, fromCallable, error: call it here, as Reactor's flatMap does
-            return conclude(lane, envelope, Immediate.run(immediate));
+        // Mono.empty(), just, fromRunnable, fromCallable, error: called here, as Reactor's flatMap does
+        return Immediate.then(handling, lane, envelope, attempts);
+    }
+
+    /** What follows a handler's {@code Mono}: concluded at once if it ended at once, else subscribed. */
+    private final class Attempts implements Immediate.Continuation<Lane<M>, Envelope<M>, Step> {
+        @Override
+        public Step ended(Lane<M> lane, Envelope<M> envelope, @Nullable Throwable error) {
+            return conclude(lane, envelope, error);
         }
+
+        @Override
+        public Step running(Lane<M> lane, Envelope<M> envelope, Mono<?> handling) {
+            return subscribe(lane, envelope, handling);
+        }
+    }
+
+    /** Subscribes to a handler that did not end at once; its owner lets the lane go unless it ended meanwhile. */
+    private Step subscribe(Lane<M> lane, Envelope<M> envelope, Mono<?> handling) {
         lane.handOver(); // the handler's end may continue the lane elsewhere: its count must be exact by then
         HandlerSweep<M> timing = sweep;
         HandlerSubscriber<M> subscriber =
@@ -741,7 +758,8 @@ public final class AggregateDispatcher<M> implements RuntimeComponent, HandlerSu
     }
 
     /** What the handler-timeout sweep reports: a WARN once per long attempt, and the timeout of a hung one. */
-    private final class Sweeper implements HandlerSweep.Target<M> {
+    private final class Sweeper
+            implements HandlerSweep.Target<M>, Immediate.Continuation<Lane<M>, Envelope<M>, Boolean> {
         private final HandlerTimeout limits;
 
         Sweeper(HandlerTimeout limits) {
@@ -794,23 +812,33 @@ public final class AggregateDispatcher<M> implements RuntimeComponent, HandlerSu
                 handlerEnded(lane, envelope, error);
                 return;
             }
-            if (answer instanceof Callable<?> immediate) {
-                handlerEnded(lane, envelope, Immediate.run(immediate));
-                return;
-            }
+            Immediate.then(answer, lane, envelope, this);
+        }
+
+        /** The handler's answer ended at once: settled here (the answer is ignored). */
+        @Override
+        public Boolean ended(Lane<M> lane, Envelope<M> envelope, @Nullable Throwable error) {
+            handlerEnded(lane, envelope, error);
+            return true;
+        }
+
+        /** The handler's answer runs on: subscribed, and timed out at last like any attempt. */
+        @Override
+        public Boolean running(Lane<M> lane, Envelope<M> envelope, Mono<?> answer) {
             HandlerSweep<M> timing = Objects.requireNonNull(sweep, "sweep");
             HandlerSubscriber<M> subscriber =
                     new HandlerSubscriber<>(lane, envelope, AggregateDispatcher.this, timing.startTick(), true);
             envelope.running = subscriber;
             if (state.get() == State.STOPPED) { // a force stop that read the cancelled subscriber cancels no other
                 envelope.running = null;
-                return;
+                return true;
             }
             answer.subscribe(subscriber);
             if (subscriber.endedWhileSubscribing()) {
                 envelope.running = null;
                 handlerEnded(lane, envelope, subscriber.error());
             }
+            return true;
         }
     }
 

@@ -29,7 +29,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -247,15 +246,15 @@ final class ProcessorDispatcher implements GroupedComponent {
         if (listener == null || !(message instanceof DomainEventStream stream)) {
             return handling;
         }
-        if (handling instanceof Callable<?> now) { // every function answered at once: no operators
-            Throwable failed = Immediate.run(now);
-            if (failed != null) {
-                return Mono.error(failed);
-            }
-            listener.projected(stream.commandId());
-            return Mono.empty();
-        }
-        return handling.then(Mono.fromRunnable(() -> listener.projected(stream.commandId())));
+        return Immediate.then(
+                handling,
+                failed -> { // every function answered at once: no operators
+                    if (failed != null) {
+                        return Mono.error(failed);
+                    }
+                    listener.projected(stream.commandId());
+                    return Mono.empty();
+                });
     }
 
     private static @Nullable PayloadCodecException undecoded(DomainEventStream stream) {
