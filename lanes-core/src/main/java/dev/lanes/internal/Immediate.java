@@ -1,7 +1,6 @@
 package dev.lanes.internal;
 
 import java.util.concurrent.Callable;
-import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import reactor.core.Exceptions;
 import reactor.core.publisher.Mono;
@@ -71,21 +70,6 @@ public final class Immediate {
             return ending.ended(run(now));
         }
         return mono.doOnCancel(cancelled).then().materialize().flatMap(ended -> ending.ended(ended.getThrowable()));
-    }
-
-    /**
-     * Runs {@code mono} for its effect: an immediate one now, any other by subscribing to it (requesting everything);
-     * {@code failed} gets the error it ends with, if any, and nothing when it completes.
-     */
-    public static void subscribe(Mono<?> mono, Consumer<? super Throwable> failed) {
-        if (mono instanceof Callable<?> now) {
-            Throwable error = run(now);
-            if (error != null) {
-                failed.accept(error);
-            }
-            return;
-        }
-        mono.subscribe(null, failed);
     }
 
     /**

@@ -47,11 +47,14 @@ class ImmediateTest {
 
         assertThat(seen.get()).isSameAs(checked);
         AtomicReference<@Nullable Throwable> failed = new AtomicReference<>();
-        Immediate.subscribe(
+        Immediate.then(
                 Mono.fromCallable(() -> {
                     throw checked;
                 }),
-                failed::set);
+                e -> {
+                    failed.set(e);
+                    return Mono.empty();
+                });
         assertThat(failed.get()).isSameAs(checked);
     }
 
@@ -67,7 +70,13 @@ class ImmediateTest {
                     return Mono.empty();
                 }))
                 .isInstanceOf(InternalError.class);
-        assertThatThrownBy(() -> Immediate.subscribe(fatal, e -> followed.incrementAndGet()))
+        assertThatThrownBy(() -> Immediate.then(
+                        fatal,
+                        e -> {
+                            followed.incrementAndGet();
+                            return Mono.empty();
+                        },
+                        followed::incrementAndGet))
                 .isInstanceOf(InternalError.class);
         assertThat(followed).hasValue(0);
     }
