@@ -149,15 +149,26 @@ final class DefaultCommandGateway implements CommandGateway {
             results.failed(command, error);
             return;
         }
-        if (sending instanceof Callable<?> now) { // the in-memory bus: no subscriber for the hand-over
-            Throwable refused = Immediate.run(now);
-            if (refused != null) {
-                results.failed(command, refused);
-            }
-            return;
-        }
-        sending.subscribe(null, error -> results.failed(command, error));
+        Immediate.then(sending, results, command, HANDED_OVER); // the in-memory bus: no subscriber for the hand-over
     }
+
+    /** Tells the sender of a command the bus refused: at once, or when the hand-over fails. */
+    private static final Immediate.Continuation<CommandResults, CommandMessage, Boolean> HANDED_OVER =
+            new Immediate.Continuation<>() {
+                @Override
+                public Boolean ended(CommandResults results, CommandMessage command, @Nullable Throwable refused) {
+                    if (refused != null) {
+                        results.failed(command, refused);
+                    }
+                    return true;
+                }
+
+                @Override
+                public Boolean running(CommandResults results, CommandMessage command, Mono<?> sending) {
+                    sending.subscribe(null, error -> results.failed(command, error));
+                    return true;
+                }
+            };
 
     /**
      * What a request id stored, as the answer to a send of it; a request id whose command was refused answers with the

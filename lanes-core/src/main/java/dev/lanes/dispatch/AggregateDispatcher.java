@@ -2,8 +2,8 @@ package dev.lanes.dispatch;
 
 import dev.lanes.api.MaterializedNamedAggregate;
 import dev.lanes.api.NamedAggregate;
-import dev.lanes.dispatch.DispatcherMetrics.LaneRecorder;
 import dev.lanes.dispatch.ExchangeRejectedException.Reason;
+import dev.lanes.dispatch.Settlement.Step;
 import dev.lanes.internal.Immediate;
 import dev.lanes.internal.Require;
 import dev.lanes.lifecycle.ActivityLease;
@@ -11,16 +11,12 @@ import dev.lanes.lifecycle.RuntimeComponent;
 import dev.lanes.lifecycle.RuntimeContext;
 import dev.lanes.scheduler.AggregateSchedulerSupplier;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Arrays;
 import java.util.Objects;
-import java.util.concurrent.Callable;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -70,19 +66,22 @@ import reactor.core.scheduler.Schedulers;
  * its exchange goes back to its source ({@link Reason#STOPPING}, counted {@code CANCELLED}), so a graceful stop waits
  * at most about one timeout for a hung handler.
  *
+ * <p><b>Reading it.</b> Its body follows an exchange: admission (the {@code Gate} its {@link LaneWriter} asks), the lane
+ * ({@code drain}: one owner at a time runs a lane's envelopes in order), the handler ({@code attempt}: called at once,
+ * its {@code Mono} run at once through {@link dev.lanes.internal.Immediate} or subscribed), and the settling of what the
+ * handler did, which is {@link Settlement}'s (acknowledge, retry, park, hand back, time out). What it counts (slots,
+ * totals, timings, hot ids) is {@link DispatchCounts}'.
+ *
  * <p><b>Lifecycle</b> (one-way): {@code NEW -prepare-> PREPARED -start-> RUNNING -quiesce-> STOPPING -drained->
  * STOPPED}; {@link #forceStop()} goes to {@code STOPPED} from anywhere. After stop, exchanges still delivered by the
  * source are rejected to it with {@link Reason#STOPPING}.
  *
  * @param <M> the message type
  */
-public final class AggregateDispatcher<M> implements RuntimeComponent, HandlerSubscriber.Completion<M> {
+public final class AggregateDispatcher<M> implements RuntimeComponent {
     private static final Logger log = LoggerFactory.getLogger(AggregateDispatcher.class);
     /** Envelopes a lane handles in a row before it yields its worker to other lanes. */
     private static final int LANE_BATCH = 64;
-
-    private static final int HOT_KEY_CAPACITY = 32;
-    private static final long HOT_KEY_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     /** The lifecycle states, in order. */
     public enum State {
@@ -93,18 +92,6 @@ public final class AggregateDispatcher<M> implements RuntimeComponent, HandlerSu
         STOPPED
     }
 
-    /** What became of one attempt, for the lane that made it. */
-    private enum Step {
-        /** Settled here (handled or parked): the lane may take its next envelope, then free the slot. */
-        DONE,
-        /** The handler goes on asynchronously; its end continues the lane. */
-        ASYNC,
-        /** A retry is scheduled; it continues the lane. */
-        RETRY,
-        /** A force stop (or a fault) settled the envelope and freed its slot: the lane stops. */
-        STOPPED
-    }
-
     private final String name;
     private final MaterializedNamedAggregate namedAggregate;
     private final Flux<? extends MessageExchange<M>> source;
@@ -112,34 +99,27 @@ public final class AggregateDispatcher<M> implements RuntimeComponent, HandlerSu
     private final AggregateSchedulerSupplier schedulers;
     private final LaneSettings settings;
     private final boolean rejectOverBound;
-    private final ParkingLot parkingLot;
     private final DispatcherMetrics metrics;
-    private final boolean timed;
-    private final LongSupplier nanoTime;
     private final Scheduler cleanup;
 
     private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
     private final Lane.LaneRunner<M> owner;
+    /** Its concrete type, so that the fast path's call to it is a direct one. */
+    private final Attempts attempts = new Attempts();
+
     private final LaneRegistry<M> lanes;
     private final @Nullable HandlerSweep<M> sweep;
     private final Intake<M> intake;
-    private final HotKeyTracker hotKeys;
-    private final AtomicInteger admitted = new AtomicInteger();
+    private final DispatchCounts counts;
+    private final Settlement<M> settlement;
     private final AtomicReference<@Nullable Throwable> fault = new AtomicReference<>();
-    private final LongAdder handled = new LongAdder();
-    private final LongAdder retried = new LongAdder();
-    private final LongAdder parked = new LongAdder();
-    private final LongAdder rejected = new LongAdder();
-    private final LongAdder cancelled = new LongAdder();
     private final Sinks.Empty<Void> terminated = Sinks.empty();
     private final Mono<Void> gracefulStop;
     private volatile RuntimeContext context = RuntimeContext.standalone();
-    private volatile LaneRecorder recorder = LaneRecorder.NONE;
     private volatile @Nullable Scheduler scheduler;
     private volatile Executor executor = task -> {
         throw new RejectedExecutionException("not prepared");
     };
-    private final int hotKeySampling;
 
     private AggregateDispatcher(Builder<M> builder) {
         this.name = Require.notBlank(builder.name, "name");
@@ -149,19 +129,18 @@ public final class AggregateDispatcher<M> implements RuntimeComponent, HandlerSu
         this.schedulers = Objects.requireNonNull(builder.schedulers, "schedulers");
         this.settings = builder.settings;
         this.rejectOverBound = settings.overflow() == LaneSettings.Overflow.REJECT;
-        this.parkingLot = builder.parkingLot;
         this.metrics = builder.metrics;
-        this.timed = builder.metrics != DispatcherMetrics.NONE;
-        this.nanoTime = builder.nanoTime;
         this.cleanup = builder.cleanup;
+        this.counts = new DispatchCounts(metrics != DispatcherMetrics.NONE, builder.nanoTime, builder.hotKeySampling);
+        this.settlement = new Settlement<>(this, settings.retryPolicy(), builder.parkingLot, counts);
         this.owner = new Owner();
         this.lanes = LaneRegistry.of(settings, owner);
         HandlerTimeout limits = settings.handlerTimeout();
-        this.sweep = limits == null ? null : new HandlerSweep<>(lanes, limits, new Sweeper(limits), toString());
-        this.hotKeySampling = builder.hotKeySampling;
+        this.sweep = limits == null
+                ? null
+                : new HandlerSweep<>(lanes, limits, settlement.new Timeouts(limits, handler), toString());
         this.intake = new Intake<>(
                 new LaneWriter<>(lanes, new Gate()), this::sourceFailed, this::runOnCleanup, settings.maxQueued());
-        this.hotKeys = new HotKeyTracker(HOT_KEY_CAPACITY, HOT_KEY_WINDOW_NANOS, nanoTime);
         this.gracefulStop = Mono.defer(() -> {
             quiesce();
             return terminated.asMono();
@@ -190,32 +169,22 @@ public final class AggregateDispatcher<M> implements RuntimeComponent, HandlerSu
         return Objects.requireNonNull(state.get());
     }
 
+    /** Whether it is running: not stopping, not stopped. */
+    boolean running() {
+        return state.get() == State.RUNNING;
+    }
+
+    /** Whether it is stopped: after a force stop, every envelope was (or will be) settled by the stop. */
+    boolean forceStopped() {
+        return state.get() == State.STOPPED;
+    }
+
     /**
      * A live view: queued, in flight, lanes, skew, outcome totals, hottest ids. Any thread; it scans the lanes that hold
      * work, and the per-lane figures are racy reads (exact totals, approximate depths).
      */
     public DispatcherStats stats() {
-        long[] scan = new long[4]; // deepest, sum, lanes holding work, lanes handling now
-        lanes.forEach(lane -> {
-            int depth = lane.depth();
-            scan[0] = Math.max(scan[0], depth);
-            scan[1] += depth;
-            scan[2] += depth > 0 ? 1 : 0;
-            scan[3] += lane.current != null ? 1 : 0;
-        });
-        double mean = scan[2] == 0 ? 0 : (double) scan[1] / scan[2];
-        return new DispatcherStats(
-                admitted.get(),
-                (int) scan[3],
-                (int) scan[2],
-                (int) scan[0],
-                mean == 0 ? 0 : scan[0] / mean,
-                handled.sum(),
-                retried.sum(),
-                parked.sum(),
-                rejected.sum(),
-                cancelled.sum(),
-                hotKeys.hottest(hotKeySampling));
+        return counts.stats(lanes);
     }
 
     // ---------------------------------------------------------------- lifecycle
@@ -237,7 +206,7 @@ public final class AggregateDispatcher<M> implements RuntimeComponent, HandlerSu
             if (sweep != null) {
                 sweep.bind(resolved);
             }
-            this.recorder = new SafeRecorder(metrics.bind(name, namedAggregate, this::stats), this);
+            counts.bind(new SafeRecorder(metrics.bind(name, namedAggregate, this::stats), this));
             requirePrepared();
             subscribeSource();
             requirePrepared();
@@ -264,7 +233,7 @@ public final class AggregateDispatcher<M> implements RuntimeComponent, HandlerSu
         State current = state();
         if (current != State.PREPARED) {
             intake.cancel();
-            recorder.close();
+            counts.closeRecorder();
             throw new IllegalStateException(this + " was stopped while preparing (state " + current + ")");
         }
     }
@@ -357,7 +326,7 @@ public final class AggregateDispatcher<M> implements RuntimeComponent, HandlerSu
             return false;
         }
         boolean started = from == Envelope.RUNNING;
-        rejected(
+        settlement.rejected(
                 envelope,
                 started ? Outcome.CANCELLED : Outcome.REJECTED,
                 new ExchangeRejectedException(
@@ -380,7 +349,7 @@ public final class AggregateDispatcher<M> implements RuntimeComponent, HandlerSu
 
     private void terminateIfDrained() {
         if (state.get() == State.STOPPING
-                && admitted.get() == 0
+                && counts.admitted() == 0
                 && state.compareAndSet(State.STOPPING, State.STOPPED)) {
             terminate();
         }
@@ -390,7 +359,7 @@ public final class AggregateDispatcher<M> implements RuntimeComponent, HandlerSu
         if (sweep != null) {
             sweep.stop();
         }
-        recorder.close();
+        counts.closeRecorder();
         Throwable failed = fault.get();
         if (failed == null) {
             terminated.tryEmitEmpty();
@@ -400,7 +369,7 @@ public final class AggregateDispatcher<M> implements RuntimeComponent, HandlerSu
     }
 
     /** Runs a cancellation that may block on the cleanup scheduler, or inline if it refuses; never throws. */
-    private void runOnCleanup(Runnable cancellation) {
+    void runOnCleanup(Runnable cancellation) {
         try {
             cleanup.schedule(() -> cancelQuietly(cancellation));
         } catch (RuntimeException refused) {
@@ -425,16 +394,14 @@ public final class AggregateDispatcher<M> implements RuntimeComponent, HandlerSu
      * hot ids, refusals, and hand-offs of the lanes it comes to own.
      */
     private final class Gate implements LaneWriter.Admission<M> {
-        private int untilHotKeySample = hotKeySampling;
-
         @Override
         public void reserve(int slots) {
-            admitted.addAndGet(slots);
+            counts.reserve(slots);
         }
 
         @Override
         public void unreserve(int slots) {
-            if (slots > 0 && admitted.addAndGet(-slots) == 0) {
+            if (slots > 0 && counts.release(slots) == 0) {
                 intake.release(0, true); // credits gathered while the reservation was held go out now
                 terminateIfDrained();
             }
@@ -442,25 +409,25 @@ public final class AggregateDispatcher<M> implements RuntimeComponent, HandlerSu
 
         @Override
         public boolean running() {
-            return state.get() == State.RUNNING;
+            return AggregateDispatcher.this.running();
         }
 
         @Override
         public boolean forceStopped() {
-            return state.get() == State.STOPPED;
+            return AggregateDispatcher.this.forceStopped();
         }
 
         @Override
         public void refuseStopping(MessageExchange<M> exchange) {
-            refuse(
+            settlement.refuse(
                     exchange,
                     Reason.STOPPING,
-                    AggregateDispatcher.this + " is " + state() + "; not taking " + describe(exchange));
+                    AggregateDispatcher.this + " is " + state() + "; not taking " + Settlement.describe(exchange));
         }
 
         @Override
         public void refuseUnroutable(MessageExchange<M> exchange, RuntimeException cause) {
-            refuse(
+            settlement.refuse(
                     exchange,
                     Reason.UNROUTABLE,
                     AggregateDispatcher.this + " cannot route an exchange whose aggregateId() failed: " + cause);
@@ -469,22 +436,19 @@ public final class AggregateDispatcher<M> implements RuntimeComponent, HandlerSu
         @Override
         public @Nullable Envelope<M> envelope(MessageExchange<M> exchange, Lane<M> lane, int staged) {
             if (rejectOverBound && lane.depth() + staged >= settings.maxQueuedPerLane()) {
-                refuse(
+                settlement.refuse(
                         exchange,
                         Reason.LANE_FULL,
                         AggregateDispatcher.this + " lane of " + exchange.aggregateId() + " is full (maxQueuedPerLane="
-                                + settings.maxQueuedPerLane() + ", queued in dispatcher=" + admitted.get() + ")");
+                                + settings.maxQueuedPerLane() + ", queued in dispatcher=" + counts.admitted() + ")");
                 return null;
             }
             ActivityLease lease = acquireLease(exchange);
             if (lease == null) {
                 return null;
             }
-            if (--untilHotKeySample == 0) {
-                untilHotKeySample = hotKeySampling;
-                hotKeys.record(exchange.aggregateId().id());
-            }
-            return new Envelope<>(exchange, lease, timed ? nanoTime.getAsLong() : 0L);
+            counts.sampleHotKey(exchange);
+            return new Envelope<>(exchange, lease, counts.admittedAt());
         }
 
         @Override
@@ -513,30 +477,15 @@ public final class AggregateDispatcher<M> implements RuntimeComponent, HandlerSu
             lease = context.tryAcquire();
         } catch (Throwable error) {
             Exceptions.throwIfJvmFatal(error);
-            refuse(exchange, Reason.FAULT, this + " could not acquire an activity lease: " + error);
+            settlement.refuse(exchange, Reason.FAULT, this + " could not acquire an activity lease: " + error);
             fail(error);
             return null;
         }
         if (lease == null) {
-            refuse(exchange, Reason.ADMISSION_CLOSED, this + " admission is closed; " + exchange.aggregateId());
+            settlement.refuse(
+                    exchange, Reason.ADMISSION_CLOSED, this + " admission is closed; " + exchange.aggregateId());
         }
         return lease;
-    }
-
-    private static String describe(MessageExchange<?> exchange) {
-        try {
-            return String.valueOf(exchange.aggregateId());
-        } catch (RuntimeException unreadable) {
-            return "an exchange whose aggregate id cannot be read (" + unreadable + ")";
-        }
-    }
-
-    /** Hands an exchange that never entered a lane back to its source and frees its slot. */
-    private void refuse(MessageExchange<M> exchange, Reason reason, String message) {
-        rejected.increment();
-        recorder.outcome(Outcome.REJECTED, 0);
-        rejectQuietly(exchange, new ExchangeRejectedException(reason, message));
-        freeSlots(1);
     }
 
     private void sourceFailed(Throwable error) {
@@ -653,29 +602,36 @@ public final class AggregateDispatcher<M> implements RuntimeComponent, HandlerSu
         if (!envelope.tryStart()) {
             return Step.STOPPED;
         }
-        if (timed) {
-            long now = nanoTime.getAsLong();
-            if (envelope.attempts == 0) {
-                recorder.queueWait(now - envelope.admittedAt);
-            }
-            envelope.startedAt = now;
-        }
+        counts.attemptStarted(envelope);
         envelope.attempts++;
         Mono<Void> handling;
         try {
             handling = Objects.requireNonNull(handler.handle(envelope.exchange), "handler returned null");
         } catch (Throwable error) {
             Exceptions.throwIfJvmFatal(error);
-            return conclude(lane, envelope, error);
+            return settlement.conclude(lane, envelope, error);
         }
-        if (handling instanceof Callable<?> immediate) {
-            // Mono.empty(), just, fromRunnable, fromCallable, error: call it here, as Reactor's flatMap does
-            return conclude(lane, envelope, Immediate.run(immediate));
+        // Mono.empty(), just, fromRunnable, fromCallable, error: called here, as Reactor's flatMap does
+        return Immediate.then(handling, lane, envelope, attempts);
+    }
+
+    /** What follows a handler's {@code Mono}: concluded at once if it ended at once, else subscribed. */
+    private final class Attempts implements Immediate.Continuation<Lane<M>, Envelope<M>, Step> {
+        @Override
+        public Step ended(Lane<M> lane, Envelope<M> envelope, @Nullable Throwable error) {
+            return settlement.conclude(lane, envelope, error);
         }
+
+        @Override
+        public Step running(Lane<M> lane, Envelope<M> envelope, Mono<?> handling) {
+            return subscribe(lane, envelope, handling);
+        }
+    }
+
+    /** Subscribes to a handler that did not end at once; its owner lets the lane go unless it ended meanwhile. */
+    private Step subscribe(Lane<M> lane, Envelope<M> envelope, Mono<?> handling) {
         lane.handOver(); // the handler's end may continue the lane elsewhere: its count must be exact by then
-        HandlerSweep<M> timing = sweep;
-        HandlerSubscriber<M> subscriber =
-                new HandlerSubscriber<>(lane, envelope, this, timing == null ? 0L : timing.startTick());
+        HandlerSubscriber<M> subscriber = new HandlerSubscriber<>(lane, envelope, settlement, startTick());
         envelope.running = subscriber;
         if (!envelope.tryStart()) { // a force stop settled it meanwhile: it saw no handler to cancel, so none starts
             envelope.running = null;
@@ -686,19 +642,19 @@ public final class AggregateDispatcher<M> implements RuntimeComponent, HandlerSu
             return Step.ASYNC;
         }
         envelope.running = null;
-        return conclude(lane, envelope, subscriber.error());
+        return settlement.conclude(lane, envelope, subscriber.error());
     }
 
-    /** A handler ended after its lane's owner had left it: settle, then continue the lane on a worker. */
-    @Override
-    public void handlerEnded(Lane<M> lane, Envelope<M> envelope, @Nullable Throwable error) {
-        envelope.running = null;
-        if (state.get() == State.STOPPED) {
-            return; // force-stopped: the stop rejected it
-        }
-        if (conclude(lane, envelope, error) != Step.DONE) {
-            return;
-        }
+    /** The sweep's count for an attempt that goes asynchronous now; 0 when no sweep times handlers. */
+    long startTick() {
+        HandlerSweep<M> timing = sweep;
+        return timing == null ? 0L : timing.startTick();
+    }
+
+    // ---------------------------------------------------------------- settled: the lane moves on
+
+    /** A lane's current envelope was settled outside its drain (see {@link Settlement#handlerEnded}): move on. */
+    void moveOn(Lane<M> lane) {
         boolean more = advance(lane);
         freeSlots(1);
         if (more) {
@@ -706,117 +662,8 @@ public final class AggregateDispatcher<M> implements RuntimeComponent, HandlerSu
         }
     }
 
-    /** Settles an attempt: acknowledged, retried later in the lane, or parked. */
-    private Step conclude(Lane<M> lane, Envelope<M> envelope, @Nullable Throwable error) {
-        long handlerNanos = timed ? nanoTime.getAsLong() - envelope.startedAt : 0L;
-        if (error == null) {
-            return acknowledge(envelope, envelope.exchange.setAside() ? Outcome.PARKED : Outcome.HANDLED, handlerNanos);
-        }
-        if (error instanceof HandlerTimeoutException && state.get() != State.RUNNING) {
-            return giveBack(envelope, error);
-        }
-        if (settings.retryPolicy().shouldRetry(envelope.attempts, error)) {
-            retried.increment();
-            recorder.outcome(Outcome.RETRIED, handlerNanos);
-            retryLater(lane, envelope, error);
-            return Step.RETRY;
-        }
-        return park(envelope, error, handlerNanos);
-    }
-
-    /**
-     * A handler timed out while the dispatcher stops: no retry (it would hold the stop for another timeout); the
-     * exchange goes back to its source, as a force stop would hand it back.
-     */
-    private Step giveBack(Envelope<M> envelope, Throwable timeout) {
-        boolean settledHere = settleRejected(
-                envelope,
-                Outcome.CANCELLED,
-                new ExchangeRejectedException(
-                        Reason.STOPPING,
-                        this + " is stopping and gave up on " + describe(envelope.exchange)
-                                + " after its handler timed out (not retried while stopping)",
-                        timeout));
-        return settledHere ? Step.DONE : Step.STOPPED;
-    }
-
-    /** What the handler-timeout sweep reports: a WARN once per long attempt, and the timeout of a hung one. */
-    private final class Sweeper implements HandlerSweep.Target<M> {
-        private final HandlerTimeout limits;
-
-        Sweeper(HandlerTimeout limits) {
-            this.limits = limits;
-        }
-
-        @Override
-        public boolean sweeping() {
-            return state.get() != State.STOPPED;
-        }
-
-        @Override
-        public void warn(HandlerSubscriber<M> attempt, Duration ranFor) {
-            Envelope<M> envelope = attempt.envelope;
-            log.warn(
-                    "{} handler for {} has run for more than {} (attempt {}, handling {}); it times out at {}",
-                    AggregateDispatcher.this,
-                    describe(envelope.exchange),
-                    ranFor,
-                    envelope.attempts,
-                    envelope.exchange.message(),
-                    limits.timeout());
-        }
-
-        @Override
-        public void timeOut(HandlerSubscriber<M> attempt) {
-            if (!attempt.tryTimeOut()) {
-                return; // the handler ended first (or its owner is still subscribing): its end is reported as usual
-            }
-            runOnCleanup(attempt::cancel);
-            Envelope<M> envelope = attempt.envelope;
-            HandlerTimeoutException timeout =
-                    new HandlerTimeoutException(name, describe(envelope.exchange), limits.timeout(), envelope.attempts);
-            log.warn("{}: {}", AggregateDispatcher.this, timeout.getMessage());
-            if (attempt.afterTimeout || state.get() != State.RUNNING) {
-                handlerEnded(attempt.lane, envelope, timeout); // while stopping: handed back, see conclude
-                return;
-            }
-            endAfterTimeout(attempt.lane, envelope, timeout);
-        }
-
-        /** Lets the handler say how the timed-out attempt ends ({@link ExchangeHandler#timedOut}), then settles it. */
-        private void endAfterTimeout(Lane<M> lane, Envelope<M> envelope, HandlerTimeoutException timeout) {
-            Mono<Void> answer;
-            try {
-                answer = Objects.requireNonNull(handler.timedOut(envelope.exchange, timeout), "timedOut returned null");
-            } catch (Throwable error) {
-                Exceptions.throwIfJvmFatal(error);
-                error.addSuppressed(timeout);
-                handlerEnded(lane, envelope, error);
-                return;
-            }
-            if (answer instanceof Callable<?> immediate) {
-                handlerEnded(lane, envelope, Immediate.run(immediate));
-                return;
-            }
-            HandlerSweep<M> timing = Objects.requireNonNull(sweep, "sweep");
-            HandlerSubscriber<M> subscriber =
-                    new HandlerSubscriber<>(lane, envelope, AggregateDispatcher.this, timing.startTick(), true);
-            envelope.running = subscriber;
-            if (state.get() == State.STOPPED) { // a force stop that read the cancelled subscriber cancels no other
-                envelope.running = null;
-                return;
-            }
-            answer.subscribe(subscriber);
-            if (subscriber.endedWhileSubscribing()) {
-                envelope.running = null;
-                handlerEnded(lane, envelope, subscriber.error());
-            }
-        }
-    }
-
-    private void retryLater(Lane<M> lane, Envelope<M> envelope, Throwable error) {
-        Duration backoff = settings.retryPolicy().backoff(envelope.attempts);
-        log.debug("{} retrying {} in {} after: {}", this, envelope.exchange.aggregateId(), backoff, error.toString());
+    /** A retry continues the lane after {@code backoff}, from the scheduler. */
+    void retryLater(Lane<M> lane, Duration backoff) {
         lane.handOver(); // the retry continues the lane elsewhere: its count must be exact by then
         try {
             Objects.requireNonNull(scheduler, "scheduler").schedule(lane, backoff.toNanos(), TimeUnit.NANOSECONDS);
@@ -835,25 +682,6 @@ public final class AggregateDispatcher<M> implements RuntimeComponent, HandlerSu
         return lanes.complete(lane) > 0;
     }
 
-    private Step park(Envelope<M> envelope, Throwable error, long handlerNanos) {
-        MessageExchange<M> exchange = envelope.exchange;
-        try {
-            parkingLot.park(new ParkedMessage(
-                    name, exchange.aggregateId(), exchange.message(), error, envelope.attempts, Instant.now()));
-        } catch (Throwable parkingFailed) {
-            Exceptions.throwIfJvmFatal(parkingFailed);
-            parkingFailed.addSuppressed(error);
-            boolean settledHere = settleRejected(
-                    envelope,
-                    Outcome.REJECTED,
-                    new ExchangeRejectedException(
-                            Reason.FAULT, this + " could not park " + exchange.aggregateId(), parkingFailed));
-            fail(parkingFailed);
-            return settledHere ? Step.DONE : Step.STOPPED;
-        }
-        return acknowledge(envelope, Outcome.PARKED, handlerNanos);
-    }
-
     /**
      * The scheduler refused work for a lane the caller owns: every envelope of the lane goes back to its source, and the
      * owner is told. After a force stop, the stop has rejected them already.
@@ -869,80 +697,24 @@ public final class AggregateDispatcher<M> implements RuntimeComponent, HandlerSu
                 envelope = lane.poll();
                 lane.current = envelope;
             }
-            reject(
+            settlement.reject(
                     envelope,
                     Outcome.REJECTED,
                     new ExchangeRejectedException(Reason.FAULT, this + " scheduler refused work", refused));
         } while (advance(lane));
     }
 
-    // ---------------------------------------------------------------- settling
-
-    /**
-     * Settles a handled or parked envelope and counts its outcome, unless a force stop settled it first; its slot is
-     * freed by the lane's owner once the lane has moved on.
-     */
-    private Step acknowledge(Envelope<M> envelope, Outcome outcome, long handlerNanos) {
-        if (!envelope.trySettle()) {
-            return Step.STOPPED;
-        }
-        (outcome == Outcome.PARKED ? parked : handled).increment();
-        recorder.outcome(outcome, handlerNanos);
-        try {
-            envelope.exchange.acknowledge();
-        } catch (Throwable error) {
-            Exceptions.throwIfJvmFatal(error);
-            log.error("{} could not acknowledge {} to its source", this, envelope.exchange.aggregateId(), error);
-            fail(error);
-        }
-        envelope.lease.close();
-        return Step.DONE;
-    }
-
-    /** Settles an envelope unhandled and frees its slot at once. */
-    private boolean reject(Envelope<M> envelope, Outcome outcome, ExchangeRejectedException reason) {
-        if (!settleRejected(envelope, outcome, reason)) {
-            return false;
-        }
-        freeSlots(1);
-        return true;
-    }
-
-    /** Settles an envelope unhandled; the caller frees its slot. */
-    private boolean settleRejected(Envelope<M> envelope, Outcome outcome, ExchangeRejectedException reason) {
-        if (!envelope.trySettle()) {
-            return false;
-        }
-        rejected(envelope, outcome, reason);
-        return true;
-    }
-
-    /** Counts and reports an envelope this caller settled unhandled, and closes its lease. */
-    private void rejected(Envelope<M> envelope, Outcome outcome, ExchangeRejectedException reason) {
-        (outcome == Outcome.CANCELLED ? cancelled : rejected).increment();
-        recorder.outcome(outcome, 0);
-        rejectQuietly(envelope.exchange, reason);
-        envelope.lease.close();
-    }
-
-    private void rejectQuietly(MessageExchange<M> exchange, ExchangeRejectedException reason) {
-        try {
-            exchange.reject(reason);
-        } catch (Throwable error) {
-            Exceptions.throwIfJvmFatal(error);
-            log.error("{} could not reject {} to its source ({})", this, describe(exchange), reason, error);
-        }
-    }
-
-    private void freeSlots(int slots) {
-        int remaining = admitted.addAndGet(-slots);
+    /** Frees the slots of settled envelopes: the intake may take as many more. */
+    void freeSlots(int slots) {
+        int remaining = counts.release(slots);
         intake.release(slots, remaining == 0);
         if (remaining == 0) {
             terminateIfDrained();
         }
     }
 
-    private void fail(Throwable error) {
+    /** Records an infrastructure fault (the first fails the stop) and reports it to the runtime. */
+    void fail(Throwable error) {
         if (fault.compareAndSet(null, error)) {
             log.error("{} infrastructure fault", this, error);
         }

@@ -16,7 +16,7 @@ import reactor.core.CoreSubscriber;
  * <p>A {@link HandlerSweep} may {@linkplain #tryTimeOut() time out} an attempt the owner has left: the same
  * compare-and-set decides between the timeout and the handler's own end, so exactly one of them is reported.
  */
-final class HandlerSubscriber<M> implements CoreSubscriber<Void> {
+final class HandlerSubscriber<M> implements CoreSubscriber<Object> {
     @SuppressWarnings("rawtypes")
     private static final AtomicIntegerFieldUpdater<HandlerSubscriber> PHASE =
             AtomicIntegerFieldUpdater.newUpdater(HandlerSubscriber.class, "phase");
@@ -89,7 +89,7 @@ final class HandlerSubscriber<M> implements CoreSubscriber<Void> {
     }
 
     @Override
-    public void onNext(Void unused) {}
+    public void onNext(Object ignored) {}
 
     @Override
     public void onError(Throwable failure) {

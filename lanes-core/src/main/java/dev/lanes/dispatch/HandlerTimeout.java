@@ -56,8 +56,11 @@ public record HandlerTimeout(Duration warningThreshold, Duration timeout) {
         }
     }
 
-    /** How often a dispatcher checks its running attempts: a tenth of the warning threshold, within [1 ms, 1 s]. */
-    public Duration sweepPeriod() {
+    /**
+     * How often a dispatcher checks its running attempts: a tenth of the warning threshold, within [1 ms, 1 s]. The
+     * sweep's own ({@link HandlerSweep}); not API.
+     */
+    Duration sweepPeriod() {
         Duration tenth = warningThreshold.dividedBy(10);
         if (tenth.compareTo(SHORTEST_SWEEP) < 0) {
             return SHORTEST_SWEEP;

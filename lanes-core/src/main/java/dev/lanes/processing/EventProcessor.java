@@ -25,7 +25,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 import reactor.core.Exceptions;
@@ -115,23 +114,48 @@ public final class EventProcessor {
 
     /** As {@link #handle}, running at once what answers at once (see above). */
     Mono<Void> handleNow(DomainEventStream stream) {
-        MaterializedNamedAggregate type = stream.aggregateId().materialize();
-        SagaBatch batch = saga == null ? null : new SagaBatch(); // only a saga's functions record sends
-        List<DomainEvent> events = stream.events();
-        for (int i = 0; i < events.size(); i++) {
-            Mono<Void> handled = handleEvent(stream, events.get(i), type, batch);
-            if (!(handled instanceof Callable<?> now)) {
-                Mono<Void> all = handled.then(Flux.fromIterable(events.subList(i + 1, events.size()))
-                        .concatMap(event -> handleEvent(stream, event, type, batch))
-                        .then());
-                return saga == null ? all : all.then(Mono.defer(() -> sendRecorded(batch)));
-            }
-            Throwable failed = Immediate.run(now);
-            if (failed != null) {
-                return Mono.error(failed);
-            }
+        return new StreamRun(stream).handle();
+    }
+
+    /** One stream's events, in order: handled at once while their functions answer at once, then through Reactor. */
+    private final class StreamRun implements Immediate.Continuation<StreamRun, Integer, Mono<Void>> {
+        /** What {@link #ended} answers when an event's functions succeeded at once: go on with the next event here. */
+        private static final Mono<Void> NEXT = Mono.empty();
+
+        private final DomainEventStream stream;
+        private final List<DomainEvent> events;
+        private final MaterializedNamedAggregate type;
+        private final @Nullable SagaBatch batch = saga == null ? null : new SagaBatch(); // only a saga's record sends
+
+        StreamRun(DomainEventStream stream) {
+            this.stream = stream;
+            this.events = stream.events();
+            this.type = stream.aggregateId().materialize();
         }
-        return sendRecorded(batch);
+
+        Mono<Void> handle() {
+            for (int i = 0; i < events.size(); i++) {
+                Mono<Void> after = Immediate.then(handleEvent(stream, events.get(i), type, batch), this, i + 1, this);
+                if (after != NEXT) {
+                    return after; // failed at once, or going on through Reactor
+                }
+            }
+            return sendRecorded(batch);
+        }
+
+        @Override
+        public Mono<Void> ended(StreamRun run, Integer next, @Nullable Throwable failed) {
+            return failed == null ? NEXT : Mono.error(failed);
+        }
+
+        /** From the first event whose functions did not answer at once, the rest of the stream goes through Reactor. */
+        @Override
+        public Mono<Void> running(StreamRun run, Integer next, Mono<?> handling) {
+            Mono<Void> all = handling.then(Flux.fromIterable(events.subList(next, events.size()))
+                    .concatMap(event -> handleEvent(stream, event, type, batch))
+                    .then());
+            return saga == null ? all : all.then(Mono.defer(() -> sendRecorded(batch)));
+        }
     }
 
     /** For a saga, sends what the stream's functions recorded, now that they all succeeded; at once. */

@@ -40,7 +40,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -259,16 +258,27 @@ public final class ProcessorDispatcher implements GroupedComponent {
         if (listener == null || !(message instanceof DomainEventStream stream)) {
             return handling;
         }
-        if (handling instanceof Callable<?> now) { // every function answered at once: no operators
-            Throwable failed = Immediate.run(now);
-            if (failed != null) {
-                return Mono.error(failed);
-            }
-            listener.projected(stream.commandId());
-            return Mono.empty();
-        }
-        return handling.then(Mono.fromRunnable(() -> listener.projected(stream.commandId())));
+        return Immediate.then(handling, listener, stream, PROJECTED); // answered at once: no operators
     }
+
+    /** Tells the projection listener of a stream once its functions succeeded: at once, or when they end. */
+    private static final Immediate.Continuation<ProjectionListener, DomainEventStream, Mono<Void>> PROJECTED =
+            new Immediate.Continuation<>() {
+                @Override
+                public Mono<Void> ended(
+                        ProjectionListener listener, DomainEventStream stream, @Nullable Throwable failed) {
+                    if (failed != null) {
+                        return Mono.error(failed);
+                    }
+                    listener.projected(stream.commandId());
+                    return Mono.empty();
+                }
+
+                @Override
+                public Mono<Void> running(ProjectionListener listener, DomainEventStream stream, Mono<?> handling) {
+                    return handling.then(Mono.fromRunnable(() -> listener.projected(stream.commandId())));
+                }
+            };
 
     private static @Nullable PayloadCodecException undecoded(DomainEventStream stream) {
         for (DomainEvent event : stream.events()) {

@@ -6,7 +6,6 @@ import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.tracing.MessageTrace;
 import dev.lanes.tracing.MessageTracing;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
 import reactor.core.Exceptions;
 import reactor.core.publisher.Mono;
@@ -36,14 +35,13 @@ public final class TracedHandling {
             trace.end(failed);
             return Mono.error(failed);
         }
-        if (handling instanceof Callable<?> now) { // every function answered at once
-            Throwable failed = Immediate.run(now);
-            trace.end(failed);
-            return failed == null ? Mono.empty() : Mono.error(failed);
-        }
-        return handling.doOnSuccess(done -> trace.end(null))
-                .doOnError(trace::end)
-                .doOnCancel(() -> trace.end(new CancellationException("the lane cancelled " + stream)));
+        return Immediate.then(
+                handling,
+                failed -> {
+                    trace.end(failed);
+                    return failed == null ? Mono.empty() : Mono.error(failed);
+                },
+                () -> trace.end(new CancellationException("the lane cancelled " + stream)));
     }
 
     private static DomainEventStream carrying(DomainEventStream stream, MessageTrace trace) {

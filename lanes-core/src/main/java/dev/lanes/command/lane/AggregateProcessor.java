@@ -251,22 +251,13 @@ final class AggregateProcessor<S> {
                 state.nextVersion(),
                 events);
         Mono<Void> appending = eventStore.append(stream);
-        if (appending instanceof Callable<?> now) {
-            Throwable refused = Immediate.run(now);
-            if (refused == null) {
-                trace.step(MessageTrace.Step.APPEND);
-                return appended(command, progress, stream, next, events, trace);
+        return Immediate.then(appending, refused -> {
+            if (refused != null) {
+                return notAppended(command, progress, refused);
             }
-            return notAppended(command, progress, refused);
-        }
-        return appending
-                .doOnError(error -> appendFailed(command, progress, error))
-                .then(Mono.defer(() -> {
-                    trace.step(MessageTrace.Step.APPEND);
-                    return appended(command, progress, stream, next, events, trace);
-                }))
-                .onErrorResume(
-                        DuplicateRequestIdException.class, duplicate -> answerStored(command, progress, duplicate));
+            trace.step(MessageTrace.Step.APPEND);
+            return appended(command, progress, stream, next, events, trace);
+        });
     }
 
     private Mono<Void> notAppended(CommandMessage command, CommandProgress progress, Throwable error) {
@@ -303,19 +294,14 @@ final class AggregateProcessor<S> {
                         .doOnSuccess(done -> producing.end(null))
                         .doOnError(producing::end)
                         .doOnCancel(() -> producing.end(new CancellationException("the lane cancelled " + stream)));
-        if (publishing instanceof Callable<?> now) {
-            Throwable failed = Immediate.run(now);
+        return Immediate.then(publishing, failed -> {
             if (failed != null) {
                 publishFailed(stream, failed);
             }
             trace.step(MessageTrace.Step.PUBLISH);
             LaneReports.processed(results, command, next.version(), events);
             return Mono.empty();
-        }
-        return logged(publishing, stream).then(Mono.fromRunnable(() -> {
-            trace.step(MessageTrace.Step.PUBLISH);
-            LaneReports.processed(results, command, next.version(), events);
-        }));
+        });
     }
 
     private void appendFailed(CommandMessage command, CommandProgress progress, Throwable error) {

@@ -8,7 +8,6 @@ import dev.lanes.dispatch.MessageExchange;
 import dev.lanes.dispatch.RetryPolicy;
 import dev.lanes.internal.Immediate;
 import dev.lanes.messaging.CommandMessage;
-import java.util.concurrent.Callable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
@@ -71,11 +70,7 @@ final class ParkingCommandHandler implements ExchangeHandler<CommandMessage> {
         if (handling == Mono.<Void>empty()) {
             return handling; // answered at once: the common case assembles nothing more
         }
-        if (handling instanceof Callable<?> now) {
-            Throwable error = Immediate.run(now);
-            return error == null ? Mono.empty() : failed(attempted, attempt, error);
-        }
-        return handling.onErrorResume(error -> failed(attempted, attempt, error));
+        return Immediate.then(handling, error -> error == null ? Mono.empty() : failed(attempted, attempt, error));
     }
 
     /**

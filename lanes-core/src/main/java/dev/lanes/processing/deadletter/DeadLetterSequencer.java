@@ -14,7 +14,6 @@ import dev.lanes.processing.saga.SagaReply;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.Callable;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -225,11 +224,9 @@ public final class DeadLetterSequencer {
     private Mono<Void> attempt(AttemptedStream exchange, DomainEventStream stream) {
         int attempt = exchange.nextAttempt();
         Mono<Void> delivering = deliver.apply(stream);
-        if (delivering instanceof Callable<?> now) { // handled at once (see EventProcessor): no operators
-            Throwable failed = Immediate.run(now);
-            return failed == null ? Mono.empty() : failedAttempt(exchange, stream, attempt, failed);
-        }
-        return delivering.onErrorResume(error -> failedAttempt(exchange, stream, attempt, error));
+        // handled at once (see EventProcessor): no operators
+        return Immediate.then(
+                delivering, failed -> failed == null ? Mono.empty() : failedAttempt(exchange, stream, attempt, failed));
     }
 
     /**

@@ -5,7 +5,6 @@ import dev.lanes.internal.Internal;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -82,11 +81,8 @@ public final class Saga {
                 : Flux.fromIterable(functions)
                         .flatMapDelayError(registration -> invoke(registration, typed, context), functions.size(), 1)
                         .then();
-        if (handled instanceof Callable<?> now) { // answered at once: no operators
-            Throwable failed = Immediate.run(now);
-            return failed != null ? Mono.error(failed) : sendNow(batch);
-        }
-        return handled.then(Mono.fromRunnable(() -> sent(batch)));
+        // answered at once: no operators
+        return Immediate.then(handled, failed -> failed != null ? Mono.error(failed) : sendNow(batch));
     }
 
     private List<ReplyRegistration> matching(Class<?> commandClass) {
