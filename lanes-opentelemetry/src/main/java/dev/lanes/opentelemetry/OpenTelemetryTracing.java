@@ -9,6 +9,7 @@ import dev.lanes.tracing.MessageTracing;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.api.trace.Tracer;
@@ -51,6 +52,8 @@ final class OpenTelemetryTracing implements MessageTracing {
     private final ConcurrentMap<MaterializedNamedAggregate, Destination> destinations = new ConcurrentHashMap<>();
     /** {@code process <processor>} per processor, made once per processor. */
     private final ConcurrentMap<String, String> processorSpanNames = new ConcurrentHashMap<>();
+    /** The trace contexts written lately, so that a message that stays in the process is not parsed. */
+    private final WrittenContexts writtenContexts = new WrittenContexts();
 
     OpenTelemetryTracing(Tracer tracer) {
         this.tracer = tracer;
@@ -144,10 +147,20 @@ final class OpenTelemetryTracing implements MessageTracing {
         span.setAttribute(AGGREGATE_ID, id.id());
     }
 
-    /** The context the headers carry, if they carry a valid one; else {@code otherwise}. */
-    private static Context parent(Map<String, String> headers, Context otherwise) {
-        if (!headers.containsKey(MessageTracing.TRACEPARENT)) {
+    /**
+     * The context the headers carry, if they carry a valid one; else {@code otherwise}. A {@code traceparent} this
+     * tracing wrote lately is not parsed again ({@link WrittenContexts}): the parent is the same remote span context.
+     */
+    private Context parent(Map<String, String> headers, Context otherwise) {
+        String traceparent = headers.get(MessageTracing.TRACEPARENT);
+        if (traceparent == null) {
             return otherwise;
+        }
+        if (!headers.containsKey(MessageTracing.TRACESTATE)) {
+            SpanContext written = writtenContexts.parentOf(traceparent);
+            if (written != null) {
+                return Context.root().with(Span.wrap(written));
+            }
         }
         Context extracted =
                 W3CTraceContextPropagator.getInstance().extract(Context.root(), headers, HeaderCarrier.INSTANCE);
@@ -209,6 +222,7 @@ final class OpenTelemetryTracing implements MessageTracing {
             if (mine == null) {
                 mine = TraceHeaders.of(span.getSpanContext());
                 this.headers = mine;
+                writtenContexts.written(mine);
             }
             return mine.into(headers);
         }

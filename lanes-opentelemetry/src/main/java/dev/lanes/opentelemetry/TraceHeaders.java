@@ -15,21 +15,47 @@ import org.jspecify.annotations.Nullable;
  * goes through {@link W3CTraceContextPropagator}, so both headers are what the propagator would write.
  */
 final class TraceHeaders {
+    private final SpanContext span;
     private final @Nullable String traceparent;
     private final @Nullable String tracestate;
 
-    private TraceHeaders(@Nullable String traceparent, @Nullable String tracestate) {
+    private TraceHeaders(SpanContext span, @Nullable String traceparent, @Nullable String tracestate) {
+        this.span = span;
         this.traceparent = traceparent;
         this.tracestate = tracestate;
+    }
+
+    /** The span whose context these headers carry. */
+    SpanContext span() {
+        return span;
+    }
+
+    /** The {@code traceparent} header, or null for a span context that is not valid. */
+    @Nullable
+    String traceparent() {
+        return traceparent;
+    }
+
+    /** The {@code tracestate} header, or null when the span has no trace state. */
+    @Nullable
+    String tracestate() {
+        return tracestate;
+    }
+
+    /** Whether {@code traceparent} is the very header string these headers wrote (not an equal copy). */
+    @SuppressWarnings("ReferenceEquality") // identity is the point: the string this process formatted
+    boolean wrote(String traceparent) {
+        return this.traceparent == traceparent;
     }
 
     /** The headers that carry {@code span}'s context; none if its context is not valid (a no-op tracer's span). */
     static TraceHeaders of(SpanContext span) {
         if (!span.isValid()) {
-            return new TraceHeaders(null, null);
+            return new TraceHeaders(span, null, null);
         }
         if (span.getTraceState().isEmpty()) {
             return new TraceHeaders(
+                    span,
                     "00-" + span.getTraceId() + "-" + span.getSpanId() + "-"
                             + span.getTraceFlags().asHex(),
                     null);
@@ -37,7 +63,7 @@ final class TraceHeaders {
         Map<String, String> written = new HashMap<>(4);
         W3CTraceContextPropagator.getInstance()
                 .inject(Context.root().with(Span.wrap(span)), written, HeaderCarrier.INSTANCE);
-        return new TraceHeaders(written.get(MessageTracing.TRACEPARENT), written.get(MessageTracing.TRACESTATE));
+        return new TraceHeaders(span, written.get(MessageTracing.TRACEPARENT), written.get(MessageTracing.TRACESTATE));
     }
 
     /**
