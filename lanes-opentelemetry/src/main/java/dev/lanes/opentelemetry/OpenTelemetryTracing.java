@@ -9,6 +9,7 @@ import dev.lanes.tracing.MessageTracing;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanBuilder;
 import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
@@ -63,7 +64,11 @@ final class OpenTelemetryTracing implements MessageTracing {
     public MessageTrace send(CommandMessage command, ContextView context) {
         Context parent = parent(command.headers(), Context.current());
         Destination destination = destination(command.aggregateId());
-        Span span = destination.start(tracer, destination.sendName, SpanKind.PRODUCER, parent, destination.send, clock);
+        Span span = destination
+                .builder(tracer, destination.sendName, SpanKind.PRODUCER, parent, destination.send)
+                .setAttribute(COMMAND_TYPE, command.command().getClass().getSimpleName())
+                .setStartTimestamp(clock.nanos(), TimeUnit.NANOSECONDS)
+                .startSpan();
         if (span.isRecording()) {
             commandAttributes(span, destination, command);
             String cause = command.causationId();
@@ -78,8 +83,11 @@ final class OpenTelemetryTracing implements MessageTracing {
     public MessageTrace command(CommandMessage command) {
         Context parent = parent(command.headers(), Context.root());
         Destination destination = destination(command.aggregateId());
-        Span span = destination.start(
-                tracer, destination.processName, SpanKind.CONSUMER, parent, destination.process, clock);
+        Span span = destination
+                .builder(tracer, destination.processName, SpanKind.CONSUMER, parent, destination.process)
+                .setAttribute(COMMAND_TYPE, command.command().getClass().getSimpleName())
+                .setStartTimestamp(clock.nanos(), TimeUnit.NANOSECONDS)
+                .startSpan();
         if (span.isRecording()) {
             commandAttributes(span, destination, command);
         }
@@ -94,7 +102,10 @@ final class OpenTelemetryTracing implements MessageTracing {
         if (name == null) {
             name = processorSpanNames.computeIfAbsent(processor, named -> "process " + named);
         }
-        Span span = destination.start(tracer, name, SpanKind.CONSUMER, parent, destination.process, clock);
+        Span span = destination
+                .builder(tracer, name, SpanKind.CONSUMER, parent, destination.process)
+                .setStartTimestamp(clock.nanos(), TimeUnit.NANOSECONDS)
+                .startSpan();
         if (span.isRecording()) {
             span.setAttribute(MESSAGE_ID, stream.id());
             span.setAttribute(CONVERSATION_ID, stream.correlationId());
@@ -138,7 +149,6 @@ final class OpenTelemetryTracing implements MessageTracing {
     private static void commandAttributes(Span span, Destination destination, CommandMessage command) {
         span.setAttribute(MESSAGE_ID, command.messageId());
         span.setAttribute(CONVERSATION_ID, command.correlationId());
-        span.setAttribute(COMMAND_TYPE, command.command().getClass().getSimpleName());
         aggregate(span, destination, command.aggregateId());
     }
 
@@ -193,13 +203,8 @@ final class OpenTelemetryTracing implements MessageTracing {
                     MESSAGING_SYSTEM, SYSTEM, OPERATION_TYPE, operation, OPERATION_NAME, operation, DESTINATION, type);
         }
 
-        Span start(Tracer tracer, String name, SpanKind kind, Context parent, Attributes attributes, SpanClock clock) {
-            return tracer.spanBuilder(name)
-                    .setSpanKind(kind)
-                    .setParent(parent)
-                    .setAllAttributes(attributes)
-                    .setStartTimestamp(clock.nanos(), TimeUnit.NANOSECONDS)
-                    .startSpan();
+        SpanBuilder builder(Tracer tracer, String name, SpanKind kind, Context parent, Attributes attributes) {
+            return tracer.spanBuilder(name).setSpanKind(kind).setParent(parent).setAllAttributes(attributes);
         }
     }
 

@@ -34,8 +34,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * What a sampler decides on, and what an unsampled trace still carries: the messaging attributes are given at the
- * span's start (the others only to a recording span), and an unsampled send's context still reaches the events its
+ * What a sampler decides on, and what an unsampled trace still carries: the messaging attributes and the command's
+ * type are given at the span's start, where samplers and span processors' {@code onStart} see them (the others only to
+ * a recording span), and an unsampled send's context still reaches the events its
  * lane stores, so a trace the caller did not sample stays unsampled downstream.
  */
 class SamplingTest {
@@ -93,13 +94,15 @@ class SamplingTest {
                         "messaging.system", "lanes",
                         "messaging.operation.type", "send",
                         "messaging.operation.name", "send",
-                        "messaging.destination.name", "bank.account"));
+                        "messaging.destination.name", "bank.account",
+                        "lanes.command.type", "OpenAccount"));
         assertThat(attributes("process bank.account"))
                 .isEqualTo(Map.of(
                         "messaging.system", "lanes",
                         "messaging.operation.type", "process",
                         "messaging.operation.name", "process",
-                        "messaging.destination.name", "bank.account"));
+                        "messaging.destination.name", "bank.account",
+                        "lanes.command.type", "OpenAccount"));
     }
 
     @Test
