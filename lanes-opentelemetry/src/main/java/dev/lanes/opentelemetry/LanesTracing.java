@@ -29,7 +29,11 @@ import java.util.Objects;
  *
  * <p>Every span has {@code messaging.operation.type}, {@code messaging.destination.name} (the aggregate type),
  * {@code messaging.message.id}, {@code messaging.message.conversation_id} (the correlation id) and the span-only
- * attributes {@code lanes.aggregate.type} and {@code lanes.aggregate.id}: ids are never metric labels. The context
+ * attributes {@code lanes.aggregate.type} and {@code lanes.aggregate.id}: ids are never metric labels. A sampler, and
+ * a span processor's {@code onStart}, see the attributes given at the span's start ({@code messaging.system},
+ * {@code messaging.operation.type} and {@code .name}, {@code messaging.destination.name}, and a command's
+ * {@code lanes.command.type}); the others, and a lane's step events, are set only on a span that records (one the
+ * sampler kept), so an unsampled message pays for none of them. The context
  * travels in the W3C {@code traceparent} and {@code tracestate} headers ({@code W3CTraceContextPropagator}), whatever
  * propagators {@code openTelemetry} has: they are the headers every saga carries on.
  *

@@ -77,6 +77,21 @@ class LanesTracingTest {
     }
 
     @Test
+    void theLanesParentIsTheSendAsARemoteParentAsTheHeaderNamesIt() {
+        lanes.gateway()
+                .send(account, new OpenAccount("Ada"), WaitStage.PROCESSED)
+                .block(TIMEOUT);
+
+        SpanData send = awaitSpan("send bank.account");
+        SpanData lane = awaitSpan("process bank.account");
+        assertThat(lane.getParentSpanContext().getSpanId()).isEqualTo(send.getSpanId());
+        assertThat(lane.getParentSpanContext().getTraceId()).isEqualTo(send.getTraceId());
+        assertThat(lane.getParentSpanContext().isRemote())
+                .as("the parent the command's traceparent header names, whether or not it was parsed")
+                .isTrue();
+    }
+
+    @Test
     void aTraceparentTheCallerSetIsTheSendsParent() {
         String traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
         String parentId = "00f067aa0ba902b7";
