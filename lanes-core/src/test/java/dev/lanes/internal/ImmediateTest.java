@@ -3,6 +3,7 @@ package dev.lanes.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lanes.test.logging.LogCapture;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,11 +11,15 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.test.StepVerifier;
 
 class ImmediateTest {
+    /** Reactor logs the JVM-fatal error it lets through at WARN: captured, and checked below. */
+    @RegisterExtension
+    final LogCapture logs = LogCapture.standardError();
 
     @Test
     void anImmediateMonoRunsOnTheCallersThreadBeforeWhatFollowsAndBeforeTheCallReturns() {
@@ -79,6 +84,7 @@ class ImmediateTest {
                         followed::incrementAndGet))
                 .isInstanceOf(InternalError.class);
         assertThat(followed).hasValue(0);
+        assertThat(logs.text()).contains("throwIfJvmFatal detected a jvm fatal exception");
     }
 
     @Test
