@@ -9,6 +9,7 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.JavaCodeUnit;
 import com.tngtech.archunit.core.domain.JavaMember;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
+import dev.lanes.architecture.InternalElements;
 import dev.lanes.internal.Internal;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -16,7 +17,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Optional;
 import java.util.TreeSet;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -63,7 +63,7 @@ class InternalUseTest {
         if (target.isEquivalentTo(Internal.class)) {
             return; // the marker itself is for every module
         }
-        marking(target).ifPresent(internal -> {
+        InternalElements.marking(target).ifPresent(internal -> {
             if (!exportedTo(internal, origin)) {
                 violations.add(dependency.getDescription());
             }
@@ -77,23 +77,12 @@ class InternalUseTest {
                 violations.add(description);
             }
         } else if (member instanceof JavaCodeUnit) {
-            marking(member.getOwner()).ifPresent(internal -> {
+            InternalElements.marking(member.getOwner()).ifPresent(internal -> {
                 if (!exportedTo(internal, origin)) {
                     violations.add(description);
                 }
             });
         }
-    }
-
-    private static Optional<Internal> marking(JavaClass type) {
-        for (Optional<JavaClass> current = Optional.of(type);
-                current.isPresent();
-                current = current.get().getEnclosingClass()) {
-            if (current.get().isAnnotatedWith(Internal.class)) {
-                return Optional.of(current.get().getAnnotationOfType(Internal.class));
-            }
-        }
-        return type.getPackage().tryGetAnnotationOfType(Internal.class);
     }
 
     private static boolean exportedTo(Internal internal, JavaClass origin) {
