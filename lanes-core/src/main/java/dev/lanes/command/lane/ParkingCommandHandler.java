@@ -7,6 +7,7 @@ import dev.lanes.dispatch.HandlerTimeoutException;
 import dev.lanes.dispatch.MessageExchange;
 import dev.lanes.dispatch.RetryPolicy;
 import dev.lanes.internal.Immediate;
+import dev.lanes.internal.exchange.ParkingFailure;
 import dev.lanes.messaging.CommandMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -102,14 +103,7 @@ final class ParkingCommandHandler implements ExchangeHandler<CommandMessage> {
                             error.toString());
                 })
                 .then()
-                .onErrorMap(failure -> {
-                    if (failure instanceof UnsupportedOperationException unsupported) { // to the lane's parking lot
-                        error.addSuppressed(unsupported);
-                        return error;
-                    }
-                    failure.addSuppressed(error);
-                    return failure;
-                });
+                .onErrorMap(ParkingFailure.keeping(error));
     }
 
     /** While the queue stores the command, the lane's handler timeout does not apply. */

@@ -7,6 +7,7 @@ import dev.lanes.event.OwnershipLostException;
 import dev.lanes.eventsourcing.PayloadCodecException;
 import dev.lanes.internal.Immediate;
 import dev.lanes.internal.Internal;
+import dev.lanes.internal.exchange.ParkingFailure;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.processing.saga.AttemptedReply;
 import dev.lanes.processing.saga.ParkedReply;
@@ -202,14 +203,7 @@ public final class DeadLetterSequencer {
                             letter.reason());
                 })
                 .then()
-                .onErrorMap(failure -> {
-                    if (failure instanceof UnsupportedOperationException unsupported) { // to the lane's parking lot
-                        error.addSuppressed(unsupported);
-                        return error;
-                    }
-                    failure.addSuppressed(error);
-                    return failure;
-                });
+                .onErrorMap(ParkingFailure.keeping(error));
     }
 
     /** Stores a reply's parking through the {@link Storing} policy; the lane's handler timeout does not apply. */
