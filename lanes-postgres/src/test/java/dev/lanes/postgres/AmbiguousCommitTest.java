@@ -9,6 +9,7 @@ import dev.lanes.examples.bank.AccountCommand.Deposit;
 import dev.lanes.examples.bank.AccountCommand.OpenAccount;
 import dev.lanes.examples.bank.AccountCommand.Withdraw;
 import dev.lanes.examples.bank.Bank;
+import dev.lanes.examples.bank.BankNode;
 import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.test.LostAcknowledgementStore;
@@ -32,11 +33,11 @@ class AmbiguousCommitTest {
                         "connection reset after commit", new SQLException("I/O error", "08006")));
         try (BankNode node = new BankNode("Ambiguous", store).start()) {
             AggregateId id = Bank.account("ack-" + UUID.randomUUID());
-            node.gateway.send(id, new OpenAccount("ann"), WaitStage.PROCESSED).block(TIMEOUT);
-            node.gateway.send(id, new Deposit(100), WaitStage.PROCESSED).block(TIMEOUT);
+            node.gateway().send(id, new OpenAccount("ann"), WaitStage.PROCESSED).block(TIMEOUT);
+            node.gateway().send(id, new Deposit(100), WaitStage.PROCESSED).block(TIMEOUT);
             store.loseNextAcknowledgement();
 
-            CommandResult withdrawal = node.gateway
+            CommandResult withdrawal = node.gateway()
                     .send(CommandMessage.of(id, new Withdraw(100), "withdraw-all"), WaitStage.PROCESSED)
                     .block(TIMEOUT);
 

@@ -12,6 +12,7 @@ import dev.lanes.examples.bank.AccountCommand.Deposit;
 import dev.lanes.examples.bank.AccountCommand.OpenAccount;
 import dev.lanes.examples.bank.AccountEvent.Deposited;
 import dev.lanes.examples.bank.Bank;
+import dev.lanes.examples.bank.BankNode;
 import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEvent;
 import dev.lanes.messaging.DomainEventStream;
@@ -184,7 +185,7 @@ class ConnectionFailureTest {
                 ids.add(Bank.account("chaos-" + i + "-" + UUID.randomUUID()));
             }
             Flux.fromIterable(ids)
-                    .flatMap(id -> node.gateway.send(id, new OpenAccount("o"), WaitStage.PROCESSED))
+                    .flatMap(id -> node.gateway().send(id, new OpenAccount("o"), WaitStage.PROCESSED))
                     .blockLast(Duration.ofSeconds(30));
 
             AtomicInteger terminated = new AtomicInteger();
@@ -197,7 +198,7 @@ class ConnectionFailureTest {
                     .flatMap(
                             i -> {
                                 CommandMessage command = CommandMessage.of(ids.get(i % accounts), new Deposit(i));
-                                return node.gateway
+                                return node.gateway()
                                         .send(command, WaitStage.PROCESSED)
                                         .map(result -> new Outcome(command.requestId(), i, "PROCESSED"))
                                         .onErrorResume(error -> Mono.just(new Outcome(

@@ -9,6 +9,7 @@ import dev.lanes.examples.bank.AccountCommand.Deposit;
 import dev.lanes.examples.bank.AccountCommand.OpenAccount;
 import dev.lanes.examples.bank.AccountEvent.Deposited;
 import dev.lanes.examples.bank.Bank;
+import dev.lanes.examples.bank.BankNode;
 import dev.lanes.messaging.DomainEvent;
 import dev.lanes.messaging.DomainEventStream;
 import java.time.Duration;
@@ -122,10 +123,11 @@ class NonBlockingTest {
                     .block(TIMEOUT);
             assertThat(accounts).isNotNull();
             Flux.fromIterable(accounts)
-                    .flatMap(id -> node.gateway.send(id, new OpenAccount("o"), WaitStage.PROCESSED))
+                    .flatMap(id -> node.gateway().send(id, new OpenAccount("o"), WaitStage.PROCESSED))
                     .blockLast(TIMEOUT);
             List<CommandResult> results = Flux.range(0, 300)
-                    .flatMap(i -> node.gateway.send(accounts.get(i % 10), new Deposit(1 + i), WaitStage.PROCESSED), 32)
+                    .flatMap(
+                            i -> node.gateway().send(accounts.get(i % 10), new Deposit(1 + i), WaitStage.PROCESSED), 32)
                     .collectList()
                     .block(TIMEOUT);
 

@@ -8,6 +8,7 @@ import dev.lanes.examples.bank.AccountCommand.Deposit;
 import dev.lanes.examples.bank.AccountCommand.OpenAccount;
 import dev.lanes.examples.bank.AccountEvent.Deposited;
 import dev.lanes.examples.bank.Bank;
+import dev.lanes.examples.bank.BankNode;
 import dev.lanes.messaging.DomainEvent;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.nio.file.Files;
@@ -198,7 +199,7 @@ class PostgresThroughput {
                     accounts.add(Bank.account("bench-" + i));
                 }
                 Flux.fromIterable(accounts)
-                        .flatMap(id -> node.gateway.send(id, new OpenAccount("o"), WaitStage.PROCESSED), IN_FLIGHT)
+                        .flatMap(id -> node.gateway().send(id, new OpenAccount("o"), WaitStage.PROCESSED), IN_FLIGHT)
                         .blockLast(TIMEOUT);
                 deposits(node, accounts, WARMUP, new long[WARMUP]);
 
@@ -234,7 +235,7 @@ class PostgresThroughput {
                 .flatMap(
                         i -> {
                             long sent = System.nanoTime();
-                            return node.gateway
+                            return node.gateway()
                                     .send(accounts.get(i % ACCOUNTS), new Deposit(1 + i % 100), WaitStage.PROCESSED)
                                     .doOnNext(result -> nanos[i] = System.nanoTime() - sent);
                         },

@@ -7,12 +7,14 @@ import dev.lanes.command.CommandResult;
 import dev.lanes.command.WaitStage;
 import dev.lanes.command.lane.CommandDispatcher;
 import dev.lanes.dispatch.LaneSettings;
-import dev.lanes.eventsourcing.SnapshotStore;
+import dev.lanes.dispatch.LaneStrategy;
+import dev.lanes.event.DomainEventBuses;
 import dev.lanes.examples.bank.AccountCommand.Deposit;
 import dev.lanes.examples.bank.AccountCommand.OpenAccount;
 import dev.lanes.examples.bank.AccountEvent.AccountOpened;
 import dev.lanes.examples.bank.AccountEvent.Deposited;
 import dev.lanes.examples.bank.Bank;
+import dev.lanes.examples.bank.BankNode;
 import dev.lanes.messaging.DomainEventStream;
 import java.time.Duration;
 import java.util.HashSet;
@@ -51,8 +53,20 @@ class TwoInstancesPostgresTest {
     private final String run = UUID.randomUUID().toString().substring(0, 8);
     private final PostgresEventStore firstStore = connect("first");
     private final PostgresEventStore secondStore = connect("second");
-    private final BankNode first = new BankNode("First", firstStore, SnapshotStore.NONE, PATIENT).start();
-    private final BankNode second = new BankNode("Second", secondStore, SnapshotStore.NONE, PATIENT).start();
+    private final BankNode first = new BankNode(
+                    "First",
+                    firstStore,
+                    16_384,
+                    DomainEventBuses.inMemory(1024),
+                    builder -> builder.settings(PATIENT.withStrategy(LaneStrategy.KEYED)))
+            .start();
+    private final BankNode second = new BankNode(
+                    "Second",
+                    secondStore,
+                    16_384,
+                    DomainEventBuses.inMemory(1024),
+                    builder -> builder.settings(PATIENT.withStrategy(LaneStrategy.KEYED)))
+            .start();
 
     private static PostgresEventStore connect(String name) {
         return PostgresEventStore.connect(
@@ -78,12 +92,12 @@ class TwoInstancesPostgresTest {
     void concurrentDepositsFromTwoInstancesAreGaplessCompleteAndEqualASerialReplay() {
         TestDatabase.store().migrate();
         Flux.range(0, ACCOUNTS)
-                .flatMap(i -> first.gateway.send(account(i), new OpenAccount("o" + i), WaitStage.PROCESSED))
+                .flatMap(i -> first.gateway().send(account(i), new OpenAccount("o" + i), WaitStage.PROCESSED))
                 .blockLast(TIMEOUT);
         // the second instance moves every account on, so the first's cached states are stale: its first command on
         // each conflicts however the two instances' commands interleave below
         List<CommandResult> movedOn = Flux.range(0, ACCOUNTS)
-                .concatMap(i -> second.gateway.send(account(i), new Deposit(1), WaitStage.PROCESSED))
+                .concatMap(i -> second.gateway().send(account(i), new Deposit(1), WaitStage.PROCESSED))
                 .collectList()
                 .block(TIMEOUT);
 
@@ -136,9 +150,9 @@ class TwoInstancesPostgresTest {
                 }
             }
             // both instances see the tail: their next command lands right after it
-            CommandResult next = first.gateway
+            CommandResult next = first.gateway()
                     .send(id, new Deposit(1), WaitStage.PROCESSED)
-                    .then(second.gateway.send(id, new Deposit(1), WaitStage.PROCESSED))
+                    .then(second.gateway().send(id, new Deposit(1), WaitStage.PROCESSED))
                     .block(TIMEOUT);
             assertThat(next).isNotNull();
             assertThat(next.version()).isEqualTo(streams.size() + 2);
@@ -151,8 +165,8 @@ class TwoInstancesPostgresTest {
     private Flux<CommandResult> deposits(BankNode node, long base) {
         return Flux.range(0, PER_INSTANCE)
                 .flatMap(
-                        i -> node.gateway.send(
-                                account(i % ACCOUNTS), new Deposit(amount(i, base)), WaitStage.PROCESSED),
+                        i -> node.gateway()
+                                .send(account(i % ACCOUNTS), new Deposit(amount(i, base)), WaitStage.PROCESSED),
                         64);
     }
 

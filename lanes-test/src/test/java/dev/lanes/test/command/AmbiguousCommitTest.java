@@ -13,6 +13,7 @@ import dev.lanes.examples.bank.AccountCommand.Deposit;
 import dev.lanes.examples.bank.AccountCommand.OpenAccount;
 import dev.lanes.examples.bank.AccountCommand.Withdraw;
 import dev.lanes.examples.bank.Bank;
+import dev.lanes.examples.bank.BankNode;
 import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEventStream;
 import dev.lanes.test.LostAcknowledgementStore;
@@ -41,13 +42,13 @@ class AmbiguousCommitTest {
             published.add(exchange.message().version());
             exchange.acknowledge();
         });
-        try (BankInstance bank = new BankInstance("Bank", store, 4096, eventBus, b -> b).start()) {
+        try (BankNode bank = new BankNode("Bank", store, 4096, eventBus, b -> b).start()) {
             AggregateId id = Bank.account("lost-ack");
-            bank.gateway.send(id, new OpenAccount("ann"), WaitStage.PROCESSED).block(TIMEOUT);
-            bank.gateway.send(id, new Deposit(100), WaitStage.PROCESSED).block(TIMEOUT);
+            bank.gateway().send(id, new OpenAccount("ann"), WaitStage.PROCESSED).block(TIMEOUT);
+            bank.gateway().send(id, new Deposit(100), WaitStage.PROCESSED).block(TIMEOUT);
             store.loseNextAcknowledgement();
 
-            CommandResult withdrawal = bank.gateway
+            CommandResult withdrawal = bank.gateway()
                     .send(CommandMessage.of(id, new Withdraw(100), "withdraw-all"), WaitStage.PROCESSED)
                     .block(TIMEOUT);
 

@@ -16,6 +16,7 @@ import dev.lanes.examples.bank.AccountCommand.Deposit;
 import dev.lanes.examples.bank.AccountCommand.OpenAccount;
 import dev.lanes.examples.bank.AccountCommand.Withdraw;
 import dev.lanes.examples.bank.Bank;
+import dev.lanes.examples.bank.BankNode;
 import dev.lanes.examples.bank.BankRuleViolation;
 import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEventStream;
@@ -39,20 +40,21 @@ class CommandFailureTest {
     @Test
     void aHandlersErrorReachesTheCallerWithItsTypeAndMessageAndTheAggregateIsUnchanged() {
         EventStore store = EventStores.inMemory();
-        try (BankInstance bank = new BankInstance("Bank", store).start()) {
+        try (BankNode bank = new BankNode("Bank", store).start()) {
             AggregateId id = Bank.account("poor");
-            bank.gateway.send(id, new OpenAccount("ann"), WaitStage.PROCESSED).block(TIMEOUT);
-            bank.gateway.send(id, new Deposit(10), WaitStage.PROCESSED).block(TIMEOUT);
+            bank.gateway().send(id, new OpenAccount("ann"), WaitStage.PROCESSED).block(TIMEOUT);
+            bank.gateway().send(id, new Deposit(10), WaitStage.PROCESSED).block(TIMEOUT);
 
-            assertThatThrownBy(() -> bank.gateway
+            assertThatThrownBy(() -> bank.gateway()
                             .send(id, new Withdraw(50), WaitStage.PROCESSED)
                             .block(TIMEOUT))
                     .isInstanceOf(BankRuleViolation.class)
                     .hasMessage("insufficient funds: balance 10, withdrawal 50");
 
             assertThat(store.load(id, 1).count().block(TIMEOUT)).isEqualTo(2);
-            CommandResult next =
-                    bank.gateway.send(id, new Withdraw(10), WaitStage.PROCESSED).block(TIMEOUT);
+            CommandResult next = bank.gateway()
+                    .send(id, new Withdraw(10), WaitStage.PROCESSED)
+                    .block(TIMEOUT);
             assertThat(next.version()).isEqualTo(3);
             assertThat(bank.stats().parked()).isZero();
         }
@@ -61,13 +63,13 @@ class CommandFailureTest {
     @Test
     void anEventStoreOutageIsRetriedInTheLaneAndTheCommandSucceedsOnceItRecovers() {
         FlakyStore store = new FlakyStore(EventStores.inMemory());
-        try (BankInstance bank = new BankInstance("Bank", store).start()) {
+        try (BankNode bank = new BankNode("Bank", store).start()) {
             AggregateId id = Bank.account("flaky");
-            bank.gateway.send(id, new OpenAccount("bob"), WaitStage.PROCESSED).block(TIMEOUT);
+            bank.gateway().send(id, new OpenAccount("bob"), WaitStage.PROCESSED).block(TIMEOUT);
             store.failNextAppends.set(3);
 
             CommandResult result =
-                    bank.gateway.send(id, new Deposit(5), WaitStage.PROCESSED).block(TIMEOUT);
+                    bank.gateway().send(id, new Deposit(5), WaitStage.PROCESSED).block(TIMEOUT);
 
             assertThat(result.version()).isEqualTo(2);
             assertThat(store.failNextAppends).hasValue(0);
@@ -79,13 +81,13 @@ class CommandFailureTest {
     @Test
     void anOutageLongerThanTheRetriesParksTheCommandAndTheCallerLearnsItsStorageIsUnknownWithTheStoreError() {
         FlakyStore store = new FlakyStore(EventStores.inMemory());
-        try (BankInstance bank = new BankInstance("Bank", store).start()) {
+        try (BankNode bank = new BankNode("Bank", store).start()) {
             AggregateId id = Bank.account("down");
-            bank.gateway.send(id, new OpenAccount("cy"), WaitStage.PROCESSED).block(TIMEOUT);
+            bank.gateway().send(id, new OpenAccount("cy"), WaitStage.PROCESSED).block(TIMEOUT);
             store.failNextAppends.set(100);
 
             // a failed append does not say whether it committed: the sender is not told "not stored"
-            assertThatThrownBy(() -> bank.gateway
+            assertThatThrownBy(() -> bank.gateway()
                             .send(id, new Deposit(5), WaitStage.PROCESSED)
                             .block(TIMEOUT))
                     .isInstanceOfSatisfying(StageNotReachedException.class, unconfirmed -> {
@@ -93,7 +95,7 @@ class CommandFailureTest {
                         assertThat(unconfirmed.storage()).isEqualTo(StageNotReachedException.Storage.UNKNOWN);
                     })
                     .hasRootCauseMessage("store unavailable");
-            assertThat(bank.parkingLot.entries()).singleElement().satisfies(parked -> {
+            assertThat(bank.parkingLot().entries()).singleElement().satisfies(parked -> {
                 assertThat(parked.aggregateId()).isEqualTo(id);
                 assertThat(parked.attempts()).isEqualTo(11);
             });
@@ -104,7 +106,7 @@ class CommandFailureTest {
                                     .isEqualTo("Parked a message for " + id + " from Bank after 11 attempt(s): "
                                             + "java.io.UncheckedIOException: java.io.IOException: store unavailable")));
             store.failNextAppends.set(0);
-            assertThat(bank.gateway
+            assertThat(bank.gateway()
                             .send(id, new Deposit(7), WaitStage.PROCESSED)
                             .block(TIMEOUT)
                             .version())
@@ -115,22 +117,22 @@ class CommandFailureTest {
     @Test
     void aRequestIdAlreadyStoredOrInFlightIsAnsweredWithWhatItStoredAndAppliedOnce() {
         EventStore store = EventStores.inMemory();
-        try (BankInstance bank = new BankInstance("Bank", store).start()) {
+        try (BankNode bank = new BankNode("Bank", store).start()) {
             AggregateId id = Bank.account("dup");
-            bank.gateway.send(id, new OpenAccount("di"), WaitStage.PROCESSED).block(TIMEOUT);
+            bank.gateway().send(id, new OpenAccount("di"), WaitStage.PROCESSED).block(TIMEOUT);
             CommandMessage deposit = CommandMessage.of(id, new Deposit(3), "request-1");
             CommandResult first =
-                    bank.gateway.send(deposit, WaitStage.PROCESSED).block(TIMEOUT);
+                    bank.gateway().send(deposit, WaitStage.PROCESSED).block(TIMEOUT);
 
-            CommandResult again = bank.gateway
+            CommandResult again = bank.gateway()
                     .send(CommandMessage.of(id, new Deposit(3), "request-1"), WaitStage.PROCESSED)
                     .block(TIMEOUT);
             assertThat(again.version()).isEqualTo(first.version()).isEqualTo(2);
             assertThat(again.commandId()).as("the command that stored it").isEqualTo(deposit.messageId());
 
             List<CommandResult> concurrent = Flux.range(0, 20)
-                    .flatMap(i ->
-                            bank.gateway.send(CommandMessage.of(id, new Deposit(1), "request-2"), WaitStage.PROCESSED))
+                    .flatMap(i -> bank.gateway()
+                            .send(CommandMessage.of(id, new Deposit(1), "request-2"), WaitStage.PROCESSED))
                     .collectList()
                     .block(TIMEOUT);
             assertThat(concurrent)
@@ -138,34 +140,36 @@ class CommandFailureTest {
                     .extracting(CommandResult::version)
                     .containsOnly(3);
             assertThat(store.load(id, 1).count().block(TIMEOUT)).isEqualTo(3);
-            assertThat(bank.results.inFlight()).isZero();
+            assertThat(bank.results().inFlight()).isZero();
         }
     }
 
     @Test
     void aFullCommandBusFailsFastAndNothingIsHalfDone() {
         EventStore store = EventStores.inMemory();
-        BankInstance bank = new BankInstance("Bank", store, 8, DomainEventBuses.inMemory(16), builder -> builder);
+        BankNode bank = new BankNode("Bank", store, 8, DomainEventBuses.inMemory(16), builder -> builder);
         // prepared, not started: the dispatcher takes nothing, and holds one command in hand-over from the bus
-        bank.dispatcher.prepare(dev.lanes.lifecycle.RuntimeContext.standalone()).block(TIMEOUT);
+        bank.dispatcher()
+                .prepare(dev.lanes.lifecycle.RuntimeContext.standalone())
+                .block(TIMEOUT);
         AggregateId id = Bank.account("busy");
         for (int i = 0; i < 8 + 1; i++) {
-            bank.gateway.send(id, new Deposit(1), WaitStage.SENT).subscribe(result -> {}, error -> {});
+            bank.gateway().send(id, new Deposit(1), WaitStage.SENT).subscribe(result -> {}, error -> {});
         }
 
         CommandMessage overflow = CommandMessage.of(id, new OpenAccount("late"), "overflow-1");
-        assertThatThrownBy(() -> bank.gateway.send(overflow, WaitStage.SENT).block(TIMEOUT))
+        assertThatThrownBy(() -> bank.gateway().send(overflow, WaitStage.SENT).block(TIMEOUT))
                 .isInstanceOf(CommandBusOverloadedException.class)
                 .hasMessageContaining("is full for bank.account: 8 commands wait");
-        assertThat(bank.results.inFlight()).isEqualTo(9);
+        assertThat(bank.results().inFlight()).isEqualTo(9);
 
-        bank.dispatcher.forceStop();
+        bank.dispatcher().forceStop();
         assertThat(store.load(id, 1).hasElements().block(TIMEOUT))
                 .as("every command was for one aggregate: nothing stored")
                 .isFalse();
         org.awaitility.Awaitility.await()
                 .atMost(TIMEOUT)
-                .untilAsserted(() -> assertThat(bank.results.inFlight())
+                .untilAsserted(() -> assertThat(bank.results().inFlight())
                         .as("commands the stopped dispatcher never took are answered")
                         .isZero());
     }

@@ -11,6 +11,7 @@ import dev.lanes.examples.bank.AccountCommand.Deposit;
 import dev.lanes.examples.bank.AccountCommand.OpenAccount;
 import dev.lanes.examples.bank.AccountCommand.Withdraw;
 import dev.lanes.examples.bank.Bank;
+import dev.lanes.examples.bank.BankNode;
 import dev.lanes.messaging.DomainEventStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,7 +26,7 @@ class CommandPathTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
     private final EventStore store = EventStores.inMemory();
-    private final BankInstance bank = new BankInstance("Bank", store).start();
+    private final BankNode bank = new BankNode("Bank", store).start();
 
     @AfterEach
     void close() {
@@ -37,8 +38,8 @@ class CommandPathTest {
         int accounts = 200;
         List<CommandResult> created = Flux.range(0, accounts)
                 .flatMap(
-                        i -> bank.gateway.send(
-                                Bank.account("acc-" + i), new OpenAccount("owner-" + i), WaitStage.PROCESSED),
+                        i -> bank.gateway()
+                                .send(Bank.account("acc-" + i), new OpenAccount("owner-" + i), WaitStage.PROCESSED),
                         200)
                 .collectList()
                 .block(TIMEOUT);
@@ -50,7 +51,7 @@ class CommandPathTest {
             targets.add(Bank.account("acc-" + random.nextInt(accounts)));
         }
         List<CommandResult> changed = Flux.fromIterable(targets)
-                .flatMap(id -> bank.gateway.send(id, new Deposit(10), WaitStage.PROCESSED), 512)
+                .flatMap(id -> bank.gateway().send(id, new Deposit(10), WaitStage.PROCESSED), 512)
                 .collectList()
                 .block(TIMEOUT);
 
@@ -69,23 +70,23 @@ class CommandPathTest {
                 .as("no version conflict on one instance")
                 .isZero();
         assertThat(bank.stats().parked()).isZero();
-        assertThat(bank.results.inFlight()).isZero();
+        assertThat(bank.results().inFlight()).isZero();
     }
 
     @Test
     void theResultCarriesTheNewVersionAndEventsAndSentCompletesBeforeProcessing() {
         AggregateId id = Bank.account("acc-x");
         CommandResult sent =
-                bank.gateway.send(id, new OpenAccount("ann"), WaitStage.SENT).block(TIMEOUT);
+                bank.gateway().send(id, new OpenAccount("ann"), WaitStage.SENT).block(TIMEOUT);
         assertThat(sent.stage()).isIn(WaitStage.SENT, WaitStage.PROCESSED);
 
         CommandResult deposit =
-                bank.gateway.send(id, new Deposit(25), WaitStage.PROCESSED).block(TIMEOUT);
+                bank.gateway().send(id, new Deposit(25), WaitStage.PROCESSED).block(TIMEOUT);
         assertThat(deposit.version()).isEqualTo(2);
         assertThat(deposit.events()).containsExactly(new dev.lanes.examples.bank.AccountEvent.Deposited(25, ""));
 
         CommandResult withdraw =
-                bank.gateway.send(id, new Withdraw(5), WaitStage.PROCESSED).block(TIMEOUT);
+                bank.gateway().send(id, new Withdraw(5), WaitStage.PROCESSED).block(TIMEOUT);
         assertThat(withdraw.version()).isEqualTo(3);
     }
 }

@@ -12,6 +12,7 @@ import dev.lanes.eventsourcing.EventStores;
 import dev.lanes.examples.bank.AccountCommand.Deposit;
 import dev.lanes.examples.bank.AccountCommand.OpenAccount;
 import dev.lanes.examples.bank.Bank;
+import dev.lanes.examples.bank.BankNode;
 import dev.lanes.messaging.DomainEventStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -49,15 +50,15 @@ class DomainEventBusTest {
                         exchange.acknowledge();
                     }));
         }
-        try (BankInstance bank = new BankInstance("Bank", store, 4096, eventBus, b -> b).start()) {
+        try (BankNode bank = new BankNode("Bank", store, 4096, eventBus, b -> b).start()) {
             int accounts = 50;
             Flux.range(0, accounts)
-                    .flatMap(i -> bank.gateway.send(Bank.account("a" + i), new OpenAccount("o"), WaitStage.PROCESSED))
+                    .flatMap(i -> bank.gateway().send(Bank.account("a" + i), new OpenAccount("o"), WaitStage.PROCESSED))
                     .blockLast(TIMEOUT);
             Flux.range(0, 5_000)
                     .flatMap(
-                            i -> bank.gateway.send(
-                                    Bank.account("a" + (i % accounts)), new Deposit(1), WaitStage.PROCESSED),
+                            i -> bank.gateway()
+                                    .send(Bank.account("a" + (i % accounts)), new Deposit(1), WaitStage.PROCESSED),
                             256)
                     .blockLast(TIMEOUT);
 

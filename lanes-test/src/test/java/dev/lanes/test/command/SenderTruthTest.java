@@ -18,6 +18,7 @@ import dev.lanes.eventsourcing.EventStores;
 import dev.lanes.examples.bank.AccountCommand.Deposit;
 import dev.lanes.examples.bank.AccountCommand.OpenAccount;
 import dev.lanes.examples.bank.Bank;
+import dev.lanes.examples.bank.BankNode;
 import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEventStream;
 import java.time.Duration;
@@ -37,17 +38,17 @@ class SenderTruthTest {
     @Test
     void aForceStopAfterTheAppendAnswersTheSenderWithTheStoredResult() {
         EventStore store = EventStores.inMemory();
-        BankInstance bank = new BankInstance("Bank", store, 4096, new StuckEventBus(), b -> b).start();
+        BankNode bank = new BankNode("Bank", store, 4096, new StuckEventBus(), b -> b).start();
         AggregateId id = Bank.account("stored");
 
-        Mono<CommandResult> open = bank.gateway
+        Mono<CommandResult> open = bank.gateway()
                 .send(CommandMessage.of(id, new OpenAccount("ann"), "open-1"), WaitStage.PROCESSED)
                 .cache();
         open.subscribe(result -> {}, error -> {});
         org.awaitility.Awaitility.await()
                 .atMost(TIMEOUT)
                 .until(() -> store.hasRequestId(id, "open-1").block(TIMEOUT));
-        bank.dispatcher.forceStop();
+        bank.dispatcher().forceStop();
 
         StepVerifier.create(open)
                 .assertNext(result -> {
@@ -56,21 +57,21 @@ class SenderTruthTest {
                 })
                 .expectComplete()
                 .verify(TIMEOUT);
-        assertThat(bank.results.inFlight()).isZero();
+        assertThat(bank.results().inFlight()).isZero();
     }
 
     @Test
     void aResendWithTheSameRequestIdReturnsTheStoredResultAndAppliesNothingTwice() {
         EventStore store = EventStores.inMemory();
-        try (BankInstance bank = new BankInstance("Bank", store).start()) {
+        try (BankNode bank = new BankNode("Bank", store).start()) {
             AggregateId id = Bank.account("resend");
-            bank.gateway.send(id, new OpenAccount("bo"), WaitStage.PROCESSED).block(TIMEOUT);
+            bank.gateway().send(id, new OpenAccount("bo"), WaitStage.PROCESSED).block(TIMEOUT);
             for (int i = 0; i < 10; i++) {
                 String requestId = "deposit-" + i;
-                CommandResult first = bank.gateway
+                CommandResult first = bank.gateway()
                         .send(CommandMessage.of(id, new Deposit(100), requestId), WaitStage.PROCESSED)
                         .block(TIMEOUT);
-                CommandResult resent = bank.gateway
+                CommandResult resent = bank.gateway()
                         .send(CommandMessage.of(id, new Deposit(100), requestId), WaitStage.PROCESSED)
                         .block(TIMEOUT);
                 assertThat(resent.version()).as("the stored version").isEqualTo(first.version());
@@ -92,13 +93,13 @@ class SenderTruthTest {
             @Override
             protected void hookOnSubscribe(Subscription subscription) {}
         });
-        BankInstance bank = new BankInstance("Bank", store, 4096, eventBus, b -> b).start();
+        BankNode bank = new BankNode("Bank", store, 4096, eventBus, b -> b).start();
         int accounts = 50;
         Map<String, Object> answers = new ConcurrentHashMap<>();
         Flux.range(0, accounts)
                 .flatMap(i -> {
                     String requestId = "open-" + i;
-                    return bank.gateway
+                    return bank.gateway()
                             .send(
                                     CommandMessage.of(Bank.account("r" + i), new OpenAccount("o"), requestId),
                                     WaitStage.PROCESSED)
@@ -119,7 +120,7 @@ class SenderTruthTest {
                                 .block(TIMEOUT)
                         >= 8);
 
-        bank.dispatcher.forceStop();
+        bank.dispatcher().forceStop();
 
         org.awaitility.Awaitility.await().atMost(TIMEOUT).until(() -> answers.size() == accounts);
         answers.forEach((requestId, answer) -> {
@@ -139,13 +140,13 @@ class SenderTruthTest {
                 assertThat(stored).as("%s answered %s", requestId, answer).isTrue();
             }
         });
-        assertThat(bank.results.inFlight()).isZero();
+        assertThat(bank.results().inFlight()).isZero();
     }
 
     @Test
     void aSentWaitIsAnsweredOnlyOnceTheLaneTookTheCommandNotWhenAFullLaneHandsItBack() {
         HeldEventStore store = new HeldEventStore(EventStores.inMemory());
-        BankInstance bank = new BankInstance(
+        BankNode bank = new BankNode(
                 "Bank",
                 store,
                 4096,
@@ -153,18 +154,21 @@ class SenderTruthTest {
                 b -> b.settings(CommandDispatcher.DEFAULT_SETTINGS
                         .withStrategy(LaneStrategy.KEYED)
                         .withBounds(1, 16)));
-        bank.dispatcher.prepare(dev.lanes.lifecycle.RuntimeContext.standalone()).block(TIMEOUT);
+        bank.dispatcher()
+                .prepare(dev.lanes.lifecycle.RuntimeContext.standalone())
+                .block(TIMEOUT);
         AggregateId id = Bank.account("busy");
         store.hold.set(true);
-        Mono<CommandResult> first =
-                bank.gateway.send(id, new OpenAccount("first"), WaitStage.SENT).cache();
+        Mono<CommandResult> first = bank.gateway()
+                .send(id, new OpenAccount("first"), WaitStage.SENT)
+                .cache();
         Mono<CommandResult> second =
-                bank.gateway.send(id, new Deposit(5), WaitStage.SENT).cache();
+                bank.gateway().send(id, new Deposit(5), WaitStage.SENT).cache();
         first.subscribe(result -> {}, error -> {});
         second.subscribe(result -> {}, error -> {});
 
         // both wait in the bus; once started, the lane (bound 1) takes the first, whose append is held
-        bank.dispatcher.start();
+        bank.dispatcher().start();
 
         StepVerifier.create(first)
                 .assertNext(result -> assertThat(result.stage()).isEqualTo(WaitStage.SENT))

@@ -20,6 +20,7 @@ import dev.lanes.examples.bank.AccountCommand.Deposit;
 import dev.lanes.examples.bank.AccountCommand.OpenAccount;
 import dev.lanes.examples.bank.AccountCommand.Withdraw;
 import dev.lanes.examples.bank.Bank;
+import dev.lanes.examples.bank.BankNode;
 import dev.lanes.examples.bank.BankRuleViolation;
 import java.time.Duration;
 import java.time.Instant;
@@ -38,17 +39,19 @@ class SnapshotLoadingTest {
         EventStore store = EventStores.inMemory();
         SnapshotStore snapshots = SnapshotStores.inMemory();
         AggregateId id = Bank.account("snap");
-        try (BankInstance writer = new BankInstance("Writer", store).start()) {
-            writer.gateway.send(id, new OpenAccount("sam"), WaitStage.PROCESSED).block(TIMEOUT);
-            writer.gateway.send(id, new Deposit(10), WaitStage.PROCESSED).block(TIMEOUT);
-            writer.gateway.send(id, new Deposit(20), WaitStage.PROCESSED).block(TIMEOUT);
+        try (BankNode writer = new BankNode("Writer", store).start()) {
+            writer.gateway()
+                    .send(id, new OpenAccount("sam"), WaitStage.PROCESSED)
+                    .block(TIMEOUT);
+            writer.gateway().send(id, new Deposit(10), WaitStage.PROCESSED).block(TIMEOUT);
+            writer.gateway().send(id, new Deposit(20), WaitStage.PROCESSED).block(TIMEOUT);
         }
         // a snapshot at version 2 that says 500 (not what replay gives, so we can tell it was used)
         snapshots
                 .save(new Snapshot(id, 2, new Account("sam", 500, true, false), Instant.now()))
                 .block(TIMEOUT);
 
-        try (BankInstance reader = new BankInstance(
+        try (BankNode reader = new BankNode(
                         "Reader",
                         store,
                         64,
@@ -56,12 +59,12 @@ class SnapshotLoadingTest {
                         b -> b.snapshotStore(snapshots).cacheCapacity(0))
                 .start()) {
             // 500 + 20 (version 3 applied on top of the snapshot) = 520; a full replay would give 30
-            assertThat(reader.gateway
+            assertThat(reader.gateway()
                             .send(id, new Withdraw(520), WaitStage.PROCESSED)
                             .block(TIMEOUT)
                             .version())
                     .isEqualTo(4);
-            assertThatThrownBy(() -> reader.gateway
+            assertThatThrownBy(() -> reader.gateway()
                             .send(id, new Withdraw(1), WaitStage.PROCESSED)
                             .block(TIMEOUT))
                     .isInstanceOf(BankRuleViolation.class)
@@ -72,7 +75,7 @@ class SnapshotLoadingTest {
     @Test
     void aFullLaneRejectsBackToItsSenderAndStoresNothingItRejected() {
         HeldEventStore store = new HeldEventStore(EventStores.inMemory());
-        try (BankInstance bank = new BankInstance(
+        try (BankNode bank = new BankNode(
                         "Bank",
                         store,
                         1024,
@@ -82,18 +85,18 @@ class SnapshotLoadingTest {
                                 .withBounds(1, 1024)))
                 .start()) {
             AggregateId id = Bank.account("hot");
-            bank.gateway.send(id, new OpenAccount("h"), WaitStage.PROCESSED).block(TIMEOUT);
+            bank.gateway().send(id, new OpenAccount("h"), WaitStage.PROCESSED).block(TIMEOUT);
             // the sender is answered inside the handler, before the lane settles: wait until the lane's one slot is
             // free, then keep the next deposit inside the handler (its append held) so the lane stays full
             Awaitility.await().atMost(TIMEOUT).until(() -> bank.stats().queued() == 0);
             store.hold.set(true);
             Mono<CommandResult> held =
-                    bank.gateway.send(id, new Deposit(1), WaitStage.PROCESSED).cache();
+                    bank.gateway().send(id, new Deposit(1), WaitStage.PROCESSED).cache();
             held.subscribe(result -> {}, error -> {});
             Awaitility.await().atMost(TIMEOUT).until(() -> bank.stats().queued() == 1);
 
             List<Optional<ExchangeRejectedException.Reason>> answers = Flux.range(0, 200)
-                    .flatMap(i -> bank.gateway
+                    .flatMap(i -> bank.gateway()
                             .send(id, new Deposit(1), WaitStage.PROCESSED)
                             .map(r -> Optional.<ExchangeRejectedException.Reason>empty())
                             .onErrorResume(ExchangeRejectedException.class, e -> Mono.just(Optional.of(e.reason()))))
@@ -103,7 +106,7 @@ class SnapshotLoadingTest {
 
             store.release();
             assertThat(held.block(TIMEOUT).version()).isEqualTo(2);
-            assertThat(bank.gateway
+            assertThat(bank.gateway()
                             .send(id, new Deposit(1), WaitStage.PROCESSED)
                             .block(TIMEOUT)
                             .version())

@@ -14,6 +14,7 @@ import dev.lanes.examples.bank.AccountCommand.Deposit;
 import dev.lanes.examples.bank.AccountCommand.OpenAccount;
 import dev.lanes.examples.bank.AccountEvent.Deposited;
 import dev.lanes.examples.bank.Bank;
+import dev.lanes.examples.bank.BankNode;
 import dev.lanes.messaging.DomainEventStream;
 import java.time.Duration;
 import java.util.HashSet;
@@ -44,11 +45,11 @@ class TwoInstancesTest {
                             .withBackoff(Duration.ofMillis(1), Duration.ofMillis(50))));
 
     private final EventStore store = EventStores.inMemory();
-    private final BankInstance first = patient("First").start();
-    private final BankInstance second = patient("Second").start();
+    private final BankNode first = patient("First").start();
+    private final BankNode second = patient("Second").start();
 
-    private BankInstance patient(String name) {
-        return new BankInstance(name, store, 4096, DomainEventBuses.inMemory(1024), PATIENT);
+    private BankNode patient(String name) {
+        return new BankNode(name, store, 4096, DomainEventBuses.inMemory(1024), PATIENT);
     }
 
     @AfterEach
@@ -61,13 +62,13 @@ class TwoInstancesTest {
     void concurrentCommandsOnTheSameAggregatesAreRetriedAndEndEqualToASerialReplay() {
         int accounts = 20;
         Flux.range(0, accounts)
-                .flatMap(i ->
-                        first.gateway.send(Bank.account("shared-" + i), new OpenAccount("o" + i), WaitStage.PROCESSED))
+                .flatMap(i -> first.gateway()
+                        .send(Bank.account("shared-" + i), new OpenAccount("o" + i), WaitStage.PROCESSED))
                 .blockLast(TIMEOUT);
         // the second instance moves every account on, so the first's cached states are stale: its first command on
         // each conflicts however the two instances' commands interleave below
         Flux.range(0, accounts)
-                .concatMap(i -> second.gateway.send(Bank.account("shared-" + i), new Deposit(1), WaitStage.PROCESSED))
+                .concatMap(i -> second.gateway().send(Bank.account("shared-" + i), new Deposit(1), WaitStage.PROCESSED))
                 .blockLast(TIMEOUT);
 
         int perInstance = 2_000;
@@ -103,9 +104,9 @@ class TwoInstancesTest {
                     }
                 }
             }
-            long balance = first.gateway
+            long balance = first.gateway()
                     .send(id, new Deposit(1), WaitStage.PROCESSED)
-                    .then(second.gateway.send(id, new Deposit(1), WaitStage.PROCESSED))
+                    .then(second.gateway().send(id, new Deposit(1), WaitStage.PROCESSED))
                     .map(r -> r.version())
                     .block(TIMEOUT);
             assertThat(balance).isEqualTo(streams.size() + 2);
@@ -114,13 +115,14 @@ class TwoInstancesTest {
         assertThat(storedTotal).as("nothing lost or duplicated").isEqualTo(expectedTotal);
     }
 
-    private static Flux<CommandResult> deposits(BankInstance instance, int accounts, int count, long base) {
+    private static Flux<CommandResult> deposits(BankNode instance, int accounts, int count, long base) {
         return Flux.range(0, count)
                 .flatMap(
-                        i -> instance.gateway.send(
-                                Bank.account("shared-" + (i % accounts)),
-                                new Deposit(amount(i, base)),
-                                WaitStage.PROCESSED),
+                        i -> instance.gateway()
+                                .send(
+                                        Bank.account("shared-" + (i % accounts)),
+                                        new Deposit(amount(i, base)),
+                                        WaitStage.PROCESSED),
                         64);
     }
 

@@ -9,6 +9,7 @@ import dev.lanes.command.WaitStage;
 import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.eventsourcing.EventStores;
 import dev.lanes.examples.bank.AccountCommand.Deposit;
+import dev.lanes.examples.bank.BankNode;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import reactor.test.StepVerifier;
@@ -19,16 +20,16 @@ class UnknownAggregateTypeTest {
     @Test
     void aCommandForAnAggregateTypeNobodyServesIsRefusedAtSendAndNothingIsKept() {
         EventStore store = EventStores.inMemory();
-        try (BankInstance bank = new BankInstance("Bank", store).start()) {
+        try (BankNode bank = new BankNode("Bank", store).start()) {
             AggregateId misspelt = AggregateId.of(NamedAggregate.of("bank", "acount"), "a1");
 
-            StepVerifier.create(bank.gateway.send(misspelt, new Deposit(1), WaitStage.PROCESSED))
+            StepVerifier.create(bank.gateway().send(misspelt, new Deposit(1), WaitStage.PROCESSED))
                     .expectErrorSatisfies(error -> assertThat(error)
                             .isInstanceOf(UnknownAggregateTypeException.class)
                             .hasMessageContaining("bank.acount")
                             .hasMessageContaining("bank.account"))
                     .verify(Duration.ofSeconds(5));
-            assertThat(bank.results.inFlight()).isZero();
+            assertThat(bank.results().inFlight()).isZero();
         }
     }
 }
