@@ -25,6 +25,7 @@ import dev.lanes.internal.route.BoundedRoute;
 import dev.lanes.lifecycle.GracefullyStoppable;
 import dev.lanes.lifecycle.RuntimeComponent;
 import dev.lanes.modeling.AggregateDefinition;
+import dev.lanes.process.ProcessManager;
 import dev.lanes.processing.CompositeEventDispatcher;
 import dev.lanes.processing.EventProcessor;
 import dev.lanes.processing.deadletter.CommandDeadLetters;
@@ -251,6 +252,7 @@ public final class Lanes implements GracefullyStoppable {
         private @Nullable Function<? super CommandResults, ? extends CommandBus> commandBus;
         private final List<RuntimeComponent> components = new ArrayList<>();
         private @Nullable BiFunction<? super CommandGateway, ? super DeadLetterQueue, DeadlineRunner> deadlineRunner;
+        private final List<String> managersWithDeadlines = new ArrayList<>();
         private int commandBusCapacity = CommandBuses.DEFAULT_CAPACITY_PER_TYPE;
         private LaneSettings commandSettings = CommandDispatcher.DEFAULT_SETTINGS;
         private LaneSettings eventSettings = LaneSettings.DEFAULT;
@@ -307,6 +309,21 @@ public final class Lanes implements GracefullyStoppable {
         public Builder processor(EventProcessor processor) {
             Objects.requireNonNull(processor, "processor");
             return processor(gateway -> processor);
+        }
+
+        /**
+         * Registers a process manager: the aggregate of its instances ({@link ProcessManager#definition()}) and the saga
+         * that routes events to them ({@link ProcessManager#processor}). A manager that reacts to deadlines needs a
+         * {@link DeadlineRunner} over its store somewhere: without {@link #deadlines(DeadlineStore)} on this builder,
+         * {@link #build()} warns, naming the manager, since its deadlines then fire only if another process runs one.
+         */
+        public Builder processManager(ProcessManager<?> manager) {
+            aggregate(manager.definition());
+            processor(manager::processor);
+            if (!manager.deadlineNames().isEmpty()) {
+                managersWithDeadlines.add(manager.name());
+            }
+            return this;
         }
 
         /**
@@ -582,6 +599,13 @@ public final class Lanes implements GracefullyStoppable {
             if (quietPeriod.compareTo(shutdownTimeout) >= 0) {
                 throw new IllegalArgumentException(
                         "quietPeriod must be shorter than shutdownTimeout: " + quietPeriod + " >= " + shutdownTimeout);
+            }
+            if (deadlineRunner == null && !managersWithDeadlines.isEmpty()) {
+                log.warn(
+                        "Lanes runs the process manager(s) {}, which react to deadlines, but no deadline runner: their"
+                                + " deadlines are stored and fire only if another process runs a DeadlineRunner over"
+                                + " their store; to fire them here, add deadlines(store) to Lanes.builder()",
+                        managersWithDeadlines);
             }
             CommandResults results = new CommandResults(commandTimeout, timer);
             EventStore store = eventStore != null ? eventStore : EventStores.inMemory();

@@ -34,7 +34,7 @@ import reactor.core.publisher.Mono;
  *         .onDeadline("payment-due", (state, due, context) -> ...)
  *         .deadlines(deadlineStore, clock)
  *         .build();
- * Lanes.builder().aggregate(orders.definition()).processor(orders::processor)...
+ * Lanes.builder().processManager(orders).deadlines(store)...
  * }</pre>
  *
  * <p><b>How it runs.</b> Each instance is an event-sourced aggregate of the process manager's own type whose id is the

@@ -114,8 +114,7 @@ final class Shop {
                 .aggregate(emitter(ORDER))
                 .aggregate(emitter(PAYMENT))
                 .aggregate(warehouse())
-                .aggregate(process.definition())
-                .processor(process::processor)
+                .processManager(process)
                 .eventStore(store)
                 .deadLetterQueue(deadLetters)
                 .commandSettings(LaneSettings.DEFAULT

@@ -40,6 +40,8 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -82,37 +84,38 @@ public final class OrdersRun {
         Set<String> ended = ConcurrentHashMap.newKeySet();
         out.println("Lanes demo: order fulfilment (a process manager with payment deadlines) on "
                 + settings.stores().description());
+        AtomicReference<@Nullable DeadlineRunner> runner = new AtomicReference<>();
         int paid;
-        long fired;
         try (Lanes lanes = Lanes.builder()
                 .aggregate(Shop.orders())
                 .aggregate(Shop.stock())
                 .aggregate(Shop.payments())
-                .aggregate(fulfilment.definition())
-                .processor(fulfilment::processor)
+                .processManager(fulfilment)
                 .processor(endedOrders(ended))
                 .eventStore(events)
                 .deadLetterQueue(parked)
                 .commandSettings(LaneSettings.DEFAULT.withStrategy(LaneStrategy.KEYED))
-                .build()
-                .start()) {
-            DeadlineRunner runner = DeadlineRunner.create(
+                .deadlines((gateway, queue) -> {
+                    DeadlineRunner made = DeadlineRunner.create(
                             deadlines,
-                            lanes.gateway(),
-                            parked,
+                            gateway,
+                            queue,
                             Clock.systemUTC(),
                             Schedulers.parallel(),
-                            DeadlineRunner.Settings.DEFAULT.withPollInterval(Duration.ofMillis(100)))
-                    .start();
+                            DeadlineRunner.Settings.DEFAULT.withPollInterval(Duration.ofMillis(100)));
+                    runner.set(made);
+                    return made;
+                })
+                .build()
+                .start()) {
             paid = placeAndPay(lanes.gateway(), settings);
             long deadline =
                     System.nanoTime() + settings.paymentTimeout().plus(WAIT).toNanos();
             while (ended.size() < settings.orders() && System.nanoTime() < deadline) {
                 Mono.delay(Duration.ofMillis(50)).block();
             }
-            runner.stop().block(WAIT);
-            fired = runner.fired();
-        }
+        } // the runner stops with the runtime, before the dispatchers
+        long fired = Objects.requireNonNull(runner.get(), "the deadline runner").fired();
         return audit(settings, events, deadlines, fulfilment, paid, fired, out);
     }
 

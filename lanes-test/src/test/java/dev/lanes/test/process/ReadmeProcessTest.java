@@ -49,8 +49,7 @@ class ReadmeProcessTest {
                 .aggregate(Shop.orders())
                 .aggregate(Shop.stock())
                 .aggregate(Shop.payments())
-                .aggregate(fulfilment.definition()) // the process instances
-                .processor(fulfilment::processor) // routes events to them, sends what they decided
+                .processManager(fulfilment) // its instances, and the saga that routes events to them
                 .deadLetterQueue(parked)
                 .deadlines(deadlines) // fires the due ones while the runtime runs
                 .build()
