@@ -67,7 +67,7 @@ import reactor.core.publisher.Sinks;
  * claim that throws holds its partition as a failing hook does, and runs again with the hooks. A record handed back
  * because another instance claimed its partition since ({@link OwnershipLostException}: the partition was lost while
  * the record was in a lane) halts the partition without reading it again: this member no longer owns it, and Kafka
- * takes it back at the next poll (its offset commits for it are refused by the broker: see docs/kafka.md).
+ * takes it back at the next poll (its offset commits for it are refused by the broker: see docs/guides/kafka-and-scaling-out.md).
  *
  * <p><b>Records that cannot be read.</b> An event whose payload the codec cannot decode does not stop its record: the
  * {@link MessageReader} hands over the stream with that payload kept encoded, and the processor's dead-letter queue
