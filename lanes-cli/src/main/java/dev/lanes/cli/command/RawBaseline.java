@@ -29,6 +29,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.jspecify.annotations.Nullable;
 
@@ -209,10 +210,18 @@ final class RawBaseline {
 
     private static boolean led(Admin admin, String topic, Duration timeout)
             throws ExecutionException, InterruptedException, TimeoutException {
-        TopicDescription description = admin.describeTopics(List.of(topic))
-                .allTopicNames()
-                .get(timeout.toMillis(), TimeUnit.MILLISECONDS)
-                .get(topic);
+        TopicDescription description;
+        try {
+            description = admin.describeTopics(List.of(topic))
+                    .allTopicNames()
+                    .get(timeout.toMillis(), TimeUnit.MILLISECONDS)
+                    .get(topic);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+                return false; // created, but the broker that answered has not applied its metadata yet
+            }
+            throw e;
+        }
         if (description == null) {
             return false;
         }
