@@ -139,6 +139,14 @@ public final class ProcessManager<S> {
         return deadlineReactions.keySet();
     }
 
+    /**
+     * Where its instances schedule their deadlines: a {@link dev.lanes.deadline.DeadlineRunner} over this store fires
+     * them ({@code Lanes.Builder#deadlines(DeadlineStore)}).
+     */
+    public DeadlineStore deadlineStore() {
+        return deadlines;
+    }
+
     /** The instances as an aggregate type: register it with {@code Lanes.Builder#aggregate}. */
     public AggregateDefinition<ProcessInstance<S>> definition() {
         return definition;

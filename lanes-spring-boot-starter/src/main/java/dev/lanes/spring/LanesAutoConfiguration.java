@@ -8,6 +8,7 @@ import dev.lanes.eventsourcing.CheckpointStore;
 import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.eventsourcing.SnapshotStore;
 import dev.lanes.modeling.AggregateDefinition;
+import dev.lanes.process.ProcessManager;
 import dev.lanes.processing.EventProcessor;
 import dev.lanes.processing.deadletter.DeadLetterQueue;
 import dev.lanes.scheduler.AggregateSchedulerSupplier;
@@ -149,6 +150,7 @@ public final class LanesAutoConfiguration {
             ObjectProvider<MessageTracing> tracing,
             ObjectProvider<CheckpointStore> checkpoints,
             ObjectProvider<DeadLetterQueue> deadLetterQueue,
+            ObjectProvider<ProcessManager<?>> processManagers,
             ObjectProvider<StoreHead> head,
             ObjectProvider<LanesBuilderCustomizer> customizers,
             DispatcherSchedulers schedulers,
@@ -165,6 +167,7 @@ public final class LanesAutoConfiguration {
                 tracing.getIfUnique(),
                 checkpoints.getIfUnique(),
                 deadLetterQueue.getIfUnique(),
+                processManagers.orderedStream().toList(),
                 customizers.orderedStream().toList());
         describe(wiring, properties, factory, schedulers);
         Lanes lanes = factory.build(properties, schedulers, parking, wiring);

@@ -1,6 +1,7 @@
 package dev.lanes.spring;
 
 import dev.lanes.Lanes;
+import dev.lanes.deadline.DeadlineStore;
 import dev.lanes.dispatch.DispatcherMetrics;
 import dev.lanes.event.DomainEventBus;
 import dev.lanes.eventsourcing.CheckpointStore;
@@ -9,6 +10,7 @@ import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.eventsourcing.Segment;
 import dev.lanes.eventsourcing.SnapshotStore;
 import dev.lanes.modeling.AggregateDefinition;
+import dev.lanes.process.ProcessManager;
 import dev.lanes.processing.EventProcessor;
 import dev.lanes.processing.ProcessorKind;
 import dev.lanes.processing.Snapshotter;
@@ -16,6 +18,8 @@ import dev.lanes.processing.deadletter.DeadLetterQueue;
 import dev.lanes.processing.tracking.TrackingProcessor;
 import dev.lanes.processing.tracking.TrackingSettings;
 import dev.lanes.tracing.MessageTracing;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -45,6 +49,8 @@ import org.jspecify.annotations.Nullable;
  * @param checkpoints where {@code tracking} processors keep their checkpoints, or {@code null} for none (then no
  *     processor is {@code tracking} unless set, and setting it fails)
  * @param deadLetterQueue where processors park, or {@code null} for the in-memory queue
+ * @param processManagers registered with their instances and routing sagas; those that react to deadlines get a
+ *     deadline runner over their store unless {@code lanes.deadlines.run=false}
  * @param customizers applied last, in order
  */
 record LanesFactory(
@@ -58,6 +64,7 @@ record LanesFactory(
         @Nullable MessageTracing tracing,
         @Nullable CheckpointStore checkpoints,
         @Nullable DeadLetterQueue deadLetterQueue,
+        List<ProcessManager<?>> processManagers,
         List<LanesBuilderCustomizer> customizers) {
 
     LanesFactory {
@@ -65,6 +72,7 @@ record LanesFactory(
         processors = List.copyOf(processors);
         factories = List.copyOf(factories);
         Objects.requireNonNull(eventStore, "eventStore");
+        processManagers = List.copyOf(processManagers);
         customizers = List.copyOf(customizers);
     }
 
@@ -76,7 +84,8 @@ record LanesFactory(
      * @throws LanesConfigurationException naming the property when {@code lanes.processors.feed.<name>} names no
      *     processor bean, asks a saga to be fed from the store, or asks for {@code tracking} without a checkpoint store;
      *     or when {@code lanes.processors.segments.<name>} names no processor, is not a power of two from 1 to 1024,
-     *     or splits a processor that is not fed by {@code tracking}
+     *     or splits a processor that is not fed by {@code tracking}; or when the process managers that react to
+     *     deadlines schedule them in more than one store
      */
     Lanes build(
             LanesProperties properties, DispatcherSchedulers schedulers, LanesParkingLots parking, LanesWiring wiring) {
@@ -116,6 +125,8 @@ record LanesFactory(
             }
         }
         factories.forEach(factory -> builder.processor(factory::create));
+        processManagers.forEach(builder::processManager);
+        fireDeadlines(builder, properties, wiring);
         int interval = properties.postgres().snapshotInterval();
         if (snapshotStore != null) {
             builder.snapshotStore(snapshotStore);
@@ -233,6 +244,41 @@ record LanesFactory(
                         "Use the processor's name (EventProcessor.name()), or remove the property.");
             }
         }
+    }
+
+    /**
+     * Runs one deadline runner over the store the process managers that react to deadlines schedule them in: without
+     * it their deadlines would be stored and never fire here.
+     */
+    private void fireDeadlines(Lanes.Builder builder, LanesProperties properties, LanesWiring wiring) {
+        Map<DeadlineStore, List<String>> managersByStore = new IdentityHashMap<>();
+        for (ProcessManager<?> manager : processManagers) {
+            if (!manager.deadlineNames().isEmpty()) {
+                managersByStore
+                        .computeIfAbsent(manager.deadlineStore(), store -> new ArrayList<>())
+                        .add(manager.name());
+            }
+        }
+        if (managersByStore.isEmpty()) {
+            wiring.describe("deadlines", processManagers.isEmpty() ? "none" : "no process manager reacts to one");
+            return;
+        }
+        if (!properties.deadlines().run()) {
+            wiring.describe("deadlines", "not fired here (lanes.deadlines.run=false)");
+            return;
+        }
+        if (managersByStore.size() > 1) {
+            throw new LanesConfigurationException(
+                    "The process managers that react to deadlines keep them in " + managersByStore.size()
+                            + " different stores (" + managersByStore.values() + "), and an instance runs one"
+                            + " deadline runner",
+                    "Build them all with the DeadlineStore bean, or set lanes.deadlines.run=false and fire their"
+                            + " deadlines with runners of your own.");
+        }
+        Map.Entry<DeadlineStore, List<String>> only =
+                managersByStore.entrySet().iterator().next();
+        builder.deadlines(only.getKey());
+        wiring.describe("deadlines", only.getKey() + ", fired here for " + only.getValue());
     }
 
     private <S> EventProcessor snapshotter(AggregateDefinition<S> aggregate, SnapshotStore snapshots, int interval) {

@@ -1,5 +1,7 @@
 package dev.lanes.spring;
 
+import dev.lanes.deadline.DeadlineStore;
+import dev.lanes.deadline.DeadlineStores;
 import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.eventsourcing.EventStores;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -21,5 +23,15 @@ class LanesInMemoryStoreConfiguration {
     EventStore lanesInMemoryEventStore(LanesProperties properties, ApplicationContext context) {
         LanesStoreChoice.requireMemoryAllowed(properties, context.getClassLoader());
         return EventStores.inMemory();
+    }
+
+    /**
+     * Deadlines in memory, when no other {@link DeadlineStore} was declared (with lanes-postgres and a DataSource the
+     * PostgreSQL one is): lost at a restart. Build process managers with this bean; the wiring line names it.
+     */
+    @Bean
+    @ConditionalOnMissingBean(DeadlineStore.class)
+    DeadlineStore lanesInMemoryDeadlineStore() {
+        return DeadlineStores.inMemory();
     }
 }

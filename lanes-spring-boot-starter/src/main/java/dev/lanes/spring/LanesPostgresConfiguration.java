@@ -1,5 +1,6 @@
 package dev.lanes.spring;
 
+import dev.lanes.deadline.DeadlineStore;
 import dev.lanes.eventsourcing.CheckpointStore;
 import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.eventsourcing.SnapshotStore;
@@ -8,6 +9,7 @@ import dev.lanes.postgres.EventSerializer;
 import dev.lanes.postgres.JacksonEventSerializer;
 import dev.lanes.postgres.PostgresCheckpointStore;
 import dev.lanes.postgres.PostgresDeadLetterQueue;
+import dev.lanes.postgres.PostgresDeadlineStore;
 import dev.lanes.postgres.PostgresEventStore;
 import dev.lanes.postgres.PostgresSnapshotStore;
 import dev.lanes.processing.deadletter.DeadLetterQueue;
@@ -82,6 +84,17 @@ class LanesPostgresConfiguration {
     @ConditionalOnMissingBean(SnapshotStore.class)
     PostgresSnapshotStore lanesPostgresSnapshotStore(PostgresEventStore store) {
         return store.snapshotStore();
+    }
+
+    /**
+     * Where process managers schedule their deadlines (build them with this bean): claimed by one runner across the
+     * instances, kept across restarts.
+     */
+    @Bean
+    @ConditionalOnBean(PostgresEventStore.class)
+    @ConditionalOnMissingBean(DeadlineStore.class)
+    PostgresDeadlineStore lanesPostgresDeadlineStore(PostgresEventStore store) {
+        return store.deadlineStore();
     }
 
     /** Where {@code tracking} processors keep their checkpoints and claims. */

@@ -34,6 +34,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *     application's DataSource.
  * @param kafka Kafka command and event buses, chosen when lanes.kafka.bootstrap-servers is set.
  * @param processors How each EventProcessor bean is fed: from the store (tracking, replay) or from the event bus.
+ * @param deadlines Whether this instance fires the deadlines of its ProcessManager beans.
  */
 @ConfigurationProperties("lanes")
 public record LanesProperties(
@@ -46,7 +47,8 @@ public record LanesProperties(
         @Nullable Store store,
         @DefaultValue Postgres postgres,
         @DefaultValue Kafka kafka,
-        @DefaultValue Processors processors) {
+        @DefaultValue Processors processors,
+        @DefaultValue Deadlines deadlines) {
 
     /** The largest {@code lanes.command-bus-capacity}: 2^30, as the command bus allows. */
     static final int MAX_COMMAND_BUS_CAPACITY = 1 << 30;
@@ -72,6 +74,7 @@ public record LanesProperties(
         Objects.requireNonNull(postgres, "lanes.postgres");
         Objects.requireNonNull(kafka, "lanes.kafka");
         Objects.requireNonNull(processors, "lanes.processors");
+        Objects.requireNonNull(deadlines, "lanes.deadlines");
         if (store == Store.POSTGRES && !postgres.enabled()) {
             throw new IllegalArgumentException(
                     "lanes.store: 'postgres' contradicts lanes.postgres.enabled=false; set one of them only");
@@ -90,7 +93,8 @@ public record LanesProperties(
                 null,
                 new Postgres(true, true, Postgres.DEFAULT_SNAPSHOT_INTERVAL, Postgres.DEFAULT_SOCKET_TIMEOUT),
                 new Kafka(null, null, "lanes", Lanes.DEFAULT_START_TIMEOUT, null, (short) 1, Map.of()),
-                new Processors(true, Map.of(), Map.of()));
+                new Processors(true, Map.of(), Map.of()),
+                new Deadlines(true));
     }
 
     private static void requirePositive(String property, @Nullable Duration value) {
@@ -222,6 +226,16 @@ public record LanesProperties(
             segments = segments == null ? Map.of() : Map.copyOf(segments);
         }
     }
+
+    /**
+     * The deadlines of the application's {@code ProcessManager} beans.
+     *
+     * @param run Whether this instance runs a deadline runner (every second, 100 at a time) over the store the process
+     *     managers schedule their deadlines in, when one of them reacts to deadlines. Runners on several instances
+     *     share the work: each deadline is claimed by one. Set false to fire them elsewhere, or to wire a runner of
+     *     your own with a LanesBuilderCustomizer (Lanes.Builder.deadlines).
+     */
+    public record Deadlines(@DefaultValue("true") boolean run) {}
 
     /**
      * The Kafka command and event buses (lanes-kafka on the classpath): set the bootstrap servers and every instance
