@@ -32,10 +32,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.slf4j.event.Level;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
@@ -48,13 +46,7 @@ import reactor.core.publisher.Mono;
 class LanesAutoConfigurationTest {
     /** Spring warns once when a refresh fails. */
     @RegisterExtension
-    final LogCapture logs = LogCapture.standardError();
-
-    /** Every test here logs the starter's one line at start; none logs an error. */
-    @AfterEach
-    void nothingIsLoggedAtError() {
-        assertThat(logs.lines(Level.ERROR)).as(logs.text()).isEmpty();
-    }
+    final LogCapture logs = LogCapture.standardErrorFailingOnError(); // fails a test that logs at ERROR
 
     /** The starter's defaults: lanes-postgres is on this module's test classpath. */
     private final ApplicationContextRunner defaults = new ApplicationContextRunner()

@@ -19,7 +19,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.event.Level;
@@ -39,13 +38,7 @@ import reactor.core.publisher.Sinks;
 class LanesLifecycleTest {
     /** The forced stop's WARN line, captured as written. */
     @RegisterExtension
-    final LogCapture logs = LogCapture.standardError();
-
-    /** Every test here logs the starter's one line at start; none logs an error. */
-    @AfterEach
-    void nothingIsLoggedAtError() {
-        assertThat(logs.lines(Level.ERROR)).as(logs.text()).isEmpty();
-    }
+    final LogCapture logs = LogCapture.standardErrorFailingOnError(); // fails a test that logs at ERROR
 
     private static final NamedAggregate GATED = NamedAggregate.of("test", "gated");
     private static final Duration WAIT = Duration.ofSeconds(10);

@@ -36,7 +36,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.postgresql.ds.PGSimpleDataSource;
@@ -54,13 +53,7 @@ class LanesPostgresWiringTest {
 
     /** The INFO line at start, and Spring's warnings. */
     @RegisterExtension
-    final LogCapture logs = LogCapture.standardError();
-
-    /** Every test here logs the starter's one line at start; none logs an error. */
-    @AfterEach
-    void nothingIsLoggedAtError() {
-        assertThat(logs.lines(Level.ERROR)).as(logs.text()).isEmpty();
-    }
+    final LogCapture logs = LogCapture.standardErrorFailingOnError(); // fails a test that logs at ERROR
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(

@@ -23,7 +23,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.event.Level;
@@ -43,12 +42,7 @@ class LanesProcessManagerTest {
 
     /** Spring's warning when a refresh fails, and Lanes' when a manager's deadlines would not fire. */
     @RegisterExtension
-    final LogCapture logs = LogCapture.standardError();
-
-    @AfterEach
-    void nothingIsLoggedAtError() {
-        assertThat(logs.lines(Level.ERROR)).as(logs.text()).isEmpty();
-    }
+    final LogCapture logs = LogCapture.standardErrorFailingOnError(); // fails a test that logs at ERROR
 
     /** Events and deadlines in memory, as chosen. */
     private final ApplicationContextRunner runner = new ApplicationContextRunner()

@@ -6,7 +6,6 @@ import dev.lanes.test.logging.LogCapture;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -19,13 +18,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 class LanesPropertiesTest {
     /** Spring warns once when a refresh fails. */
     @RegisterExtension
-    final LogCapture logs = LogCapture.standardError();
-
-    /** Every test here logs the starter's one line at start; none logs an error. */
-    @AfterEach
-    void nothingIsLoggedAtError() {
-        assertThat(logs.lines(Level.ERROR)).as(logs.text()).isEmpty();
-    }
+    final LogCapture logs = LogCapture.standardErrorFailingOnError(); // fails a test that logs at ERROR
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withPropertyValues("lanes.store=memory")

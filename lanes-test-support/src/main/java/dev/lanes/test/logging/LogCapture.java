@@ -39,7 +39,16 @@ public interface LogCapture extends BeforeEachCallback, AfterEachCallback {
 
     /** A capture of {@code System.err}, for a {@code @RegisterExtension} field of a test class. */
     static LogCapture standardError() {
-        return new StandardErrorCapture();
+        return new StandardErrorCapture(false);
+    }
+
+    /**
+     * A capture of {@code System.err} that also fails each test that passed but logged a line at ERROR (checked after
+     * its {@code @AfterEach} methods; what was captured is printed first): for test classes none of whose tests
+     * should log an error.
+     */
+    static LogCapture standardErrorFailingOnError() {
+        return new StandardErrorCapture(true);
     }
 
     /**

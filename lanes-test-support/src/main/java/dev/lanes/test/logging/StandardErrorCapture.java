@@ -20,8 +20,13 @@ final class StandardErrorCapture implements LogCapture {
     private static final String UNCAUGHT = "Exception in thread \"";
 
     private final ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+    private final boolean failOnError;
     private volatile boolean read;
     private @Nullable PrintStream console;
+
+    StandardErrorCapture(boolean failOnError) {
+        this.failOnError = failOnError;
+    }
 
     @Override
     public void beforeEach(ExtensionContext context) {
@@ -41,6 +46,17 @@ final class StandardErrorCapture implements LogCapture {
         System.setErr(restored);
         console = null;
         boolean failed = context.getExecutionException().isPresent();
+        List<LogLine> errors = failOnError && !failed
+                ? parse(buffer.toString(StandardCharsets.UTF_8)).stream()
+                        .filter(line -> line.level() == Level.ERROR)
+                        .toList()
+                : List.of();
+        if (!errors.isEmpty()) {
+            replay(restored, context, "it logged at ERROR");
+            throw new AssertionError(
+                    errors.size() + " line(s) logged at ERROR during the test (printed above), the" + " first by "
+                            + errors.get(0).logger() + ": " + errors.get(0).message());
+        }
         if (failed || !read) {
             replay(restored, context, failed ? "the test failed" : "the test did not assert on it");
         }

@@ -120,6 +120,22 @@ class LogCaptureTest {
         }
 
         @Test
+        void aCaptureFailingOnErrorFailsAPassingTestThatLoggedAnErrorAndPrintsWhy() {
+            SummaryGeneratingListener listener = new SummaryGeneratingListener();
+            TestExecutionSummary summary = launch(ErrorLoggingSample.class, listener);
+
+            assertThat(summary.getTestsFailedCount()).isEqualTo(1);
+            assertThat(summary.getTestsSucceededCount()).isEqualTo(1); // the one that logged a warning only
+            assertThat(summary.getFailures())
+                    .singleElement()
+                    .satisfies(failure -> assertThat(failure.getException())
+                            .isInstanceOf(AssertionError.class)
+                            .hasMessage("1 line(s) logged at ERROR during the test (printed above), the first by "
+                                    + ErrorLoggingSample.class.getName() + ": sample failure"));
+            assertThat(console.text()).contains("(it logged at ERROR)");
+        }
+
+        @Test
         void systemErrIsRestoredAfterEachTestWhateverItsOutcome() {
             PrintStream before = System.err;
 
@@ -132,7 +148,10 @@ class LogCaptureTest {
     }
 
     private static TestExecutionSummary launch(Class<?> sample) {
-        SummaryGeneratingListener listener = new SummaryGeneratingListener();
+        return launch(sample, new SummaryGeneratingListener());
+    }
+
+    private static TestExecutionSummary launch(Class<?> sample, SummaryGeneratingListener listener) {
         LauncherFactory.create()
                 .execute(
                         LauncherDiscoveryRequestBuilder.request()
@@ -192,6 +211,22 @@ class LogCaptureTest {
         @Test
         void logsWithoutLookingAtTheCapture() {
             LoggerFactory.getLogger(UnreadSample.class).error("sample failure");
+        }
+    }
+
+    @EnabledIf("dev.lanes.test.logging.LogCaptureTest#launchedByLogCaptureTest")
+    static class ErrorLoggingSample {
+        @RegisterExtension
+        final LogCapture logs = LogCapture.standardErrorFailingOnError();
+
+        @Test
+        void logsAnErrorAndPasses() {
+            LoggerFactory.getLogger(ErrorLoggingSample.class).error("sample failure");
+        }
+
+        @Test
+        void logsAWarningAndPasses() {
+            LoggerFactory.getLogger(ErrorLoggingSample.class).warn("sample warning");
         }
     }
 }
