@@ -53,8 +53,8 @@ end=""
 while kill -0 "$cli" 2>/dev/null; do
   now=$(ticks "$cli")
   [ "$now" -gt 0 ] && c=$now
-  if [ -z "$start" ] && grep -q 'clients sending' "$json.out"; then start=$(snapshot); fi
-  if [ -n "$start" ] && [ -z "$end" ] && grep -q '^stopped' "$json.out"; then end=$(snapshot); fi
+  if [ -z "$start" ] && grep -qs 'clients sending' "$json.out"; then start=$(snapshot); fi
+  if [ -n "$start" ] && [ -z "$end" ] && grep -qs '^stopped' "$json.out"; then end=$(snapshot); fi
   sleep 0.1
 done
 wait "$cli" || { echo "bench failed:" >&2; tail -20 "$json.out" >&2; exit 1; }
