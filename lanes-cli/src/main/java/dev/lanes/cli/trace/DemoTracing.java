@@ -31,8 +31,8 @@ public final class DemoTracing implements AutoCloseable {
     /**
      * The bench's batch processor queue: the SDK's default, 2,048 spans, fills in a few milliseconds at 150,000 traced
      * commands/s (two spans each) whenever the exporter thread waits for a core, and the processor then drops spans;
-     * 32,768 holds about a tenth of a second of them, so every span of a run reaches the exporter (the bench's note
-     * counts them). The export batch (512) and the schedule delay (5 s) stay the SDK's.
+     * 32,768 holds about a tenth of a second of them, enough for the exporter's pauses at the bench's rates; the
+     * report's note counts any span it still drops. The export batch (512) and the schedule delay (5 s) stay the SDK's.
      */
     static final int BENCH_QUEUE = 32_768;
 
