@@ -32,6 +32,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -192,7 +193,9 @@ public class TracingFloorBenchmark {
         @Nullable
         Lanes lanes;
 
-        CommandGateway gateway = (CommandGateway) null;
+        @Nullable
+        CommandGateway gateway;
+
         final List<AggregateId> accounts = new ArrayList<>();
         int next;
 
@@ -214,11 +217,12 @@ public class TracingFloorBenchmark {
                     .commandBusCapacity(16_384)
                     .build()
                     .start();
-            gateway = lanes.gateway();
+            CommandGateway started = lanes.gateway();
+            gateway = started;
             for (int i = 0; i < ACCOUNTS; i++) {
                 AggregateId account = Bank.account("acct-" + i);
                 accounts.add(account);
-                gateway.send(account, new AccountCommand.OpenAccount("owner-" + i), WaitStage.PROCESSED)
+                started.send(account, new AccountCommand.OpenAccount("owner-" + i), WaitStage.PROCESSED)
                         .block(Duration.ofSeconds(10));
             }
         }
@@ -236,6 +240,7 @@ public class TracingFloorBenchmark {
         }
 
         Flux<CommandResult> deposits() {
+            CommandGateway gateway = Objects.requireNonNull(this.gateway, "started");
             List<Mono<CommandResult>> sends = new ArrayList<>(IN_FLIGHT);
             for (int i = 0; i < IN_FLIGHT; i++) {
                 AggregateId account = accounts.get(next);
@@ -274,7 +279,9 @@ public class TracingFloorBenchmark {
         @Nullable
         Export export;
 
-        Tracer tracer = (Tracer) null;
+        @Nullable
+        Tracer tracer;
+
         final long anchorEpochNanos = System.currentTimeMillis() * 1_000_000L;
         final long anchorNanoTime = System.nanoTime();
 
@@ -327,8 +334,8 @@ public class TracingFloorBenchmark {
         int at = cursor.at++;
         String messageId = sdk.messageIds[at & (sdk.messageIds.length - 1)];
         String aggregateId = sdk.aggregateIds[at % ACCOUNTS];
-        Span send = sdk.tracer
-                .spanBuilder("send bank.account")
+        Tracer tracer = Objects.requireNonNull(sdk.tracer, "started");
+        Span send = tracer.spanBuilder("send bank.account")
                 .setSpanKind(SpanKind.PRODUCER)
                 .setParent(Context.root())
                 .setAllAttributes(sdk.send)
@@ -345,8 +352,7 @@ public class TracingFloorBenchmark {
         Context parent = Context.root()
                 .with(Span.wrap(SpanContext.createFromRemoteParent(
                         sent.getTraceId(), sent.getSpanId(), sent.getTraceFlags(), sent.getTraceState())));
-        Span lane = sdk.tracer
-                .spanBuilder("process bank.account")
+        Span lane = tracer.spanBuilder("process bank.account")
                 .setSpanKind(SpanKind.CONSUMER)
                 .setParent(parent)
                 .setAllAttributes(sdk.process)
