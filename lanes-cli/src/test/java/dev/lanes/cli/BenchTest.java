@@ -113,6 +113,37 @@ class BenchTest {
     }
 
     @Test
+    void aTracedCommandRunSaysThatItsBatchProcessorExportedEverySpan(@TempDir Path dir) throws Exception {
+        Path json = dir.resolve("traced.json");
+
+        Cli.Result result = Cli.run(
+                "bench",
+                "--scenario",
+                "command",
+                "--trace",
+                "--messages",
+                "3000",
+                "--aggregates",
+                "50",
+                "--warmup",
+                "0s",
+                "-q",
+                "--json",
+                json.toString());
+
+        assertThat(result.exitCode()).as(result.out() + result.err()).isZero();
+        assertStableFieldsAndAllPass(readReport(json), "command");
+        java.util.regex.Matcher counts = java.util.regex.Pattern.compile(
+                        "Tracing: ([0-9,]+) sampled spans ended, ([0-9,]+) exported, ([0-9,]+) dropped")
+                .matcher(result.out());
+        assertThat(counts.find()).as(result.out()).isTrue();
+        long ended = Long.parseLong(counts.group(1).replace(",", ""));
+        assertThat(ended).as("a send and a lane span per command").isGreaterThanOrEqualTo(2 * (3000 + 50));
+        assertThat(counts.group(2)).isEqualTo(counts.group(1));
+        assertThat(counts.group(3)).isEqualTo("0");
+    }
+
+    @Test
     void hotKeyReportsTheOtherIdsApartAndWritesAnHtmlReport(@TempDir Path dir) throws Exception {
         Path json = dir.resolve("hot.json");
         Path html = dir.resolve("hot.html");

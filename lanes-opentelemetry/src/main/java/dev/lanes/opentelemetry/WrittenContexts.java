@@ -15,6 +15,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class WrittenContexts {
     private static final int SLOTS = 1024;
+    /** Where a {@code traceparent}'s span id ends: after {@code 00-}, 32 digits of trace id, {@code -}, 16 digits. */
+    private static final int SPAN_ID_END = 3 + 32 + 1 + 16;
 
     private final AtomicReferenceArray<TraceHeaders> slots = new AtomicReferenceArray<>(SLOTS);
 
@@ -41,8 +43,22 @@ final class WrittenContexts {
                 span.getTraceId(), span.getSpanId(), span.getTraceFlags(), span.getTraceState());
     }
 
+    /**
+     * The slot of a {@code traceparent}: the last three hex digits of its span id ({@code 00-<trace id>-<span id>-<flags>},
+     * the span id random), read in place instead of hashing the 55 characters. A string too short for a span id, or
+     * with other characters there, still gets a slot: only the identity check decides what is found.
+     */
     private static int slot(String traceparent) {
-        int hash = traceparent.hashCode(); // computed once per string, then kept in it
-        return (hash ^ (hash >>> 16)) & (SLOTS - 1);
+        if (traceparent.length() < SPAN_ID_END) {
+            return 0;
+        }
+        return (hex(traceparent.charAt(SPAN_ID_END - 3)) << 8
+                        | hex(traceparent.charAt(SPAN_ID_END - 2)) << 4
+                        | hex(traceparent.charAt(SPAN_ID_END - 1)))
+                & (SLOTS - 1);
+    }
+
+    private static int hex(char digit) {
+        return digit <= '9' ? digit - '0' : (digit | 0x20) - 'a' + 10;
     }
 }

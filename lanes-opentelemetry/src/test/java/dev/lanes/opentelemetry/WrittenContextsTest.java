@@ -56,4 +56,29 @@ class WrittenContextsTest {
         assertThat(written.parentOf(Objects.requireNonNull(headers.traceparent())))
                 .isNull();
     }
+
+    @Test
+    void headersOfOtherSpansInTheSameSlotAreNotTakenForIt() {
+        SpanContext sameSlot = SpanContext.create(
+                SPAN.getTraceId(), "11f067aa0ba902b7", TraceFlags.getSampled(), TraceState.getDefault());
+        TraceHeaders first = TraceHeaders.of(SPAN);
+        TraceHeaders second = TraceHeaders.of(sameSlot);
+        written.written(first);
+        written.written(second); // overwrites the first: their span ids end alike
+
+        assertThat(written.parentOf(Objects.requireNonNull(first.traceparent())))
+                .as("overwritten: left to the parser")
+                .isNull();
+        assertThat(Objects.requireNonNull(written.parentOf(Objects.requireNonNull(second.traceparent())))
+                        .getSpanId())
+                .isEqualTo("11f067aa0ba902b7");
+    }
+
+    @Test
+    void aMalformedHeaderIsLeftToTheParser() {
+        written.written(TraceHeaders.of(SPAN));
+
+        assertThat(written.parentOf("00-short")).isNull();
+        assertThat(written.parentOf("")).isNull();
+    }
 }

@@ -315,9 +315,30 @@ final class BenchCommand implements Callable<Integer> {
             return BankRun.run(settings, progress, stop);
         }
         Double sample = traceSample;
-        try (DemoTracing tracing = DemoTracing.dropping(sample == null ? 1.0 : sample)) {
-            return BankRun.run(settings, progress, stop, tracing.tracing());
+        DemoTracing tracing = DemoTracing.dropping(sample == null ? 1.0 : sample);
+        Report traced;
+        try (tracing) {
+            traced = BankRun.run(settings, progress, stop, tracing.tracing());
         }
+        String spans = tracing.spanCounts();
+        return spans == null ? traced : withNote(traced, spans);
+    }
+
+    private static Report withNote(Report report, String note) {
+        List<String> notes = new ArrayList<>(report.notes());
+        notes.add(note);
+        return new Report(
+                report.run(),
+                report.setup(),
+                report.load(),
+                report.latency(),
+                report.counts(),
+                report.aggregates(),
+                report.threads(),
+                report.invariants(),
+                report.shutdown(),
+                report.timeline(),
+                notes);
     }
 
     private Report engine(Progress progress) {
