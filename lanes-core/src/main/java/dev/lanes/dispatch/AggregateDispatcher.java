@@ -51,8 +51,9 @@ import reactor.core.scheduler.Schedulers;
  * worker. Nothing is locked per exchange. With the schedulers of {@link
  * dev.lanes.scheduler.AggregateSchedulers} any free worker of the type takes the next ready lane. The
  * exchanges a source emits inside the dispatcher's own request, on the requesting thread, are admitted in batches and
- * reach each lane as one chain when the request returns (see {@link LaneWriter}); exchanges emitted from elsewhere are
- * admitted one by one, in delivery order with the others.
+ * reach each lane as one chain when the request returns (see {@link LaneWriter}); exchanges emitted from elsewhere (a
+ * producer thread emitting into a sink) are queued and admitted in batches by a drain that runs on a worker (one
+ * hand-off per drain, not per exchange; see {@link Intake}), in delivery order with the others.
  *
  * <p><b>Failures.</b> A handler error is retried inside the lane by the {@link RetryPolicy}, then the exchange is
  * parked with its error and acknowledged, and the lane moves on. Only infrastructure faults (the scheduler refuses
