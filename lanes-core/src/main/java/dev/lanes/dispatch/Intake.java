@@ -34,7 +34,10 @@ import reactor.core.CoreSubscriber;
  * of delivery is the order of admission.
  */
 final class Intake<M> implements CoreSubscriber<MessageExchange<M>> {
-    /** Where delivered exchanges go; every method is called by the holder of the producer side only. */
+    /**
+     * Where delivered exchanges go; {@link #stage} and {@link #flush} are called by the holder of the producer side
+     * only, {@link #holdOpen} and {@link #closeAgain} from any thread.
+     */
     interface Producer<M> {
         /** One exchange of a request burst: admitted now, published to its lane by {@link #flush} at the latest. */
         void stage(MessageExchange<M> exchange);
