@@ -75,7 +75,8 @@ import reactor.core.scheduler.Schedulers;
  *
  * <p><b>Lifecycle</b> (one-way): {@code NEW -prepare-> PREPARED -start-> RUNNING -quiesce-> STOPPING -drained->
  * STOPPED}; {@link #forceStop()} goes to {@code STOPPED} from anywhere. After stop, exchanges still delivered by the
- * source are rejected to it with {@link Reason#STOPPING}.
+ * source are rejected to it with {@link Reason#STOPPING}; so are those delivered on another thread just before it and
+ * still queued for their drain (a graceful stop waits for that drain, so each is settled once before it completes).
  *
  * @param <M> the message type
  */
