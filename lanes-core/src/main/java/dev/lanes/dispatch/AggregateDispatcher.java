@@ -76,7 +76,7 @@ import reactor.core.scheduler.Schedulers;
  * <p><b>Lifecycle</b> (one-way): {@code NEW -prepare-> PREPARED -start-> RUNNING -quiesce-> STOPPING -drained->
  * STOPPED}; {@link #forceStop()} goes to {@code STOPPED} from anywhere. After stop, exchanges still delivered by the
  * source are rejected to it with {@link Reason#STOPPING}; so are those delivered on another thread just before it and
- * still queued for their drain (a graceful stop waits for that drain, so each is settled once before it completes).
+ * still queued for their drain (a graceful stop that begins once the drain was handed to a worker waits for it).
  *
  * @param <M> the message type
  */
