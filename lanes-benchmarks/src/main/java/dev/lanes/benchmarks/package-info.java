@@ -4,9 +4,10 @@
  * and against a hand-written {@code java.util.concurrent} baseline, {@link dev.lanes.benchmarks.JucBaseline}.
  *
  * <p>JMH benchmarks: {@link dev.lanes.benchmarks.LaneThroughputBenchmark}, {@link
- * dev.lanes.benchmarks.CpuHandlerBenchmark}, {@link dev.lanes.benchmarks.ManyTypesBenchmark}, and tracing's floor on the
- * command path, {@link dev.lanes.benchmarks.TracingFloorBenchmark} (with {@link dev.lanes.benchmarks.TracingCpu}, its
- * measures at fixed work); the open-loop latency
+ * dev.lanes.benchmarks.UserSinkBenchmark} (the same traffic emitted by producer threads into a unicast sink, as a user
+ * feeds the engine), {@link dev.lanes.benchmarks.CpuHandlerBenchmark}, {@link dev.lanes.benchmarks.ManyTypesBenchmark},
+ * and tracing's floor on the command path, {@link dev.lanes.benchmarks.TracingFloorBenchmark} (with {@link
+ * dev.lanes.benchmarks.TracingCpu}, its measures at fixed work); the open-loop latency
  * harness {@link dev.lanes.benchmarks.HotKeyLatency} and the per-id order check {@link
  * dev.lanes.benchmarks.OrderCheck} have a {@code main}. Every variant is wired by {@link dev.lanes.benchmarks.Wiring},
  * so they differ only in the dispatch path. Each class's Javadoc has its run command. Results: {@code

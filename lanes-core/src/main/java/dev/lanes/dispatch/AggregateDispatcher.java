@@ -51,8 +51,9 @@ import reactor.core.scheduler.Schedulers;
  * worker. Nothing is locked per exchange. With the schedulers of {@link
  * dev.lanes.scheduler.AggregateSchedulers} any free worker of the type takes the next ready lane. The
  * exchanges a source emits inside the dispatcher's own request, on the requesting thread, are admitted in batches and
- * reach each lane as one chain when the request returns (see {@link LaneWriter}); exchanges emitted from elsewhere are
- * admitted one by one, in delivery order with the others.
+ * reach each lane as one chain when the request returns (see {@link LaneWriter}); exchanges emitted from elsewhere (a
+ * producer thread emitting into a sink) are queued and admitted in batches by a drain that runs on a worker (one
+ * hand-off per drain, not per exchange; see {@link Intake}), in delivery order with the others.
  *
  * <p><b>Failures.</b> A handler error is retried inside the lane by the {@link RetryPolicy}, then the exchange is
  * parked with its error and acknowledged, and the lane moves on. Only infrastructure faults (the scheduler refuses
@@ -74,7 +75,8 @@ import reactor.core.scheduler.Schedulers;
  *
  * <p><b>Lifecycle</b> (one-way): {@code NEW -prepare-> PREPARED -start-> RUNNING -quiesce-> STOPPING -drained->
  * STOPPED}; {@link #forceStop()} goes to {@code STOPPED} from anywhere. After stop, exchanges still delivered by the
- * source are rejected to it with {@link Reason#STOPPING}.
+ * source are rejected to it with {@link Reason#STOPPING}; so are those delivered on another thread just before it and
+ * still queued for their drain (a graceful stop that begins once the drain was handed to a worker waits for it).
  *
  * @param <M> the message type
  */

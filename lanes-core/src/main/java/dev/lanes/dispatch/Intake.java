@@ -24,13 +24,20 @@ import reactor.core.CoreSubscriber;
  * holds {@code producing}, a work-in-progress count that never blocks. The thread that requests from the source holds it
  * for the whole {@code request(n)} call when it can, so the exchanges a synchronous source emits inside that call are
  * {@linkplain Producer#stage staged} and published once per lane when the call returns ({@link Producer#flush}).
- * An exchange delivered on any other thread is {@linkplain Producer#admit admitted} at once if the producer side is
- * free; if it is held (a request burst on another thread, whose source also emits from elsewhere), the exchange is
- * queued for the holder, which takes it before anything delivered after it. Reactive Streams makes deliveries serial,
- * so the order of delivery is the order of admission.
+ * An exchange delivered on any other thread (a user's producer emitting into a sink whose buffer has demand) is queued,
+ * and the thread that finds the producer side free hands the queue's drain to {@code elsewhere} (the workers) instead
+ * of admitting it itself: the drain takes it and everything queued meanwhile, stages them as a burst and publishes
+ * them together, and more arriving while it runs are queued for it. So a source that emits from its own thread pays a
+ * queue offer per exchange and one hand-off per drain, not an admission, a publication and a worker's wake-up per
+ * exchange. While a drain is due, the producer side {@linkplain Producer#holdOpen holds the dispatcher open}, so a
+ * graceful stop waits for what is queued. Reactive Streams makes deliveries serial, and the queue is FIFO, so the order
+ * of delivery is the order of admission.
  */
 final class Intake<M> implements CoreSubscriber<MessageExchange<M>> {
-    /** Where delivered exchanges go; every method is called by the holder of the producer side only. */
+    /**
+     * Where delivered exchanges go; {@link #stage} and {@link #flush} are called by the holder of the producer side
+     * only, {@link #holdOpen} and {@link #closeAgain} from any thread.
+     */
     interface Producer<M> {
         /** One exchange of a request burst: admitted now, published to its lane by {@link #flush} at the latest. */
         void stage(MessageExchange<M> exchange);
@@ -38,8 +45,14 @@ final class Intake<M> implements CoreSubscriber<MessageExchange<M>> {
         /** Publishes everything staged. */
         void flush();
 
-        /** One exchange outside a burst: admitted and published at once. */
-        void admit(MessageExchange<M> exchange);
+        /**
+         * A drain of queued deliveries is due on another thread: until {@link #closeAgain}, the dispatcher counts one
+         * exchange more as admitted, so a graceful stop waits for the drain. Any thread.
+         */
+        void holdOpen();
+
+        /** The drain announced by {@link #holdOpen} is done (what it took is staged and published). Any thread. */
+        void closeAgain();
     }
 
     private final Producer<M> producer;
@@ -125,17 +138,21 @@ final class Intake<M> implements CoreSubscriber<MessageExchange<M>> {
                 stageDeferred(); // delivered elsewhere during this burst, so before this one
             }
             producer.stage(exchange);
-        } else if (producing.get() == 0 && producing.compareAndSet(0, 1)) {
-            try {
-                producer.admit(exchange);
-            } finally {
-                leave(1);
-            }
-        } else {
-            deferred.offer(exchange);
-            if (producing.getAndIncrement() == 0) {
-                leave(1);
-            }
+            return;
+        }
+        deferred.offer(exchange);
+        if (producing.getAndIncrement() == 0) { // the producer side was free: this thread holds it, for a drain
+            producer.holdOpen();
+            elsewhere.accept(this::drainDeferred);
+        }
+    }
+
+    /** Runs elsewhere for a delivering thread that took the producer side: stages and publishes what is queued. */
+    private void drainDeferred() {
+        try {
+            leave(1);
+        } finally {
+            producer.closeAgain();
         }
     }
 

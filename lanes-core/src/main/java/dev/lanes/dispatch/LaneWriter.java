@@ -13,8 +13,9 @@ import org.jspecify.annotations.Nullable;
  * staged}: gathered {@value #BATCH} at a time, counted as admitted in one step, routed in one pass (their lane lookups
  * are independent, so their cache misses overlap), and linked into a private chain per lane. Each lane touched gets the
  * chain with one link and one compare-and-set on its count, when the burst ends ({@link #flush}) or once {@value
- * #PUBLISH_EVERY} are staged, so workers never wait long for a long burst. An exchange delivered outside a burst is
- * {@linkplain #admit admitted} alone, at once.
+ * #PUBLISH_EVERY} are staged, so workers never wait long for a long burst. Exchanges delivered outside a burst (on
+ * another thread than the requesting one) are queued by the intake and staged the same way, by the drain it hands to a
+ * worker.
  *
  * <p><b>Accounting.</b> Every exchange is counted as admitted before its state check: a gathering reserves {@value
  * #BATCH} slots at its first exchange and gives back what it did not use when it is cut short. So a graceful stop never
@@ -110,12 +111,13 @@ final class LaneWriter<M> implements Intake.Producer<M> {
     }
 
     @Override
-    public void admit(MessageExchange<M> exchange) {
-        flush(); // nothing is staged outside a burst; should it be, it goes first
+    public void holdOpen() {
         admission.reserve(1);
-        gathered[0] = exchange;
-        route(1);
-        publish();
+    }
+
+    @Override
+    public void closeAgain() {
+        admission.unreserve(1);
     }
 
     /** Routes the {@code count} exchanges gathered into their lanes' stages, in order. */

@@ -135,6 +135,8 @@ class DispatcherLifecycleTest {
         ignoringCancel.tryEmitNext(late);
         releaseCancel.countDown();
 
+        // delivered on this thread: a worker's drain takes it and hands it back
+        await().atMost(PROMPTLY).until(late::isSettled);
         assertThat(late.rejection())
                 .isInstanceOfSatisfying(
                         ExchangeRejectedException.class,

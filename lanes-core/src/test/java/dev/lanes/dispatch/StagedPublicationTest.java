@@ -31,8 +31,8 @@ import reactor.test.StepVerifier;
 
 /**
  * What a source emits inside the dispatcher's own request, on the requesting thread, is staged and reaches each lane as
- * one chain ({@link LaneWriter}); what it emits from elsewhere is admitted at once. Both paths keep per-id order,
- * count staged exchanges as admitted, and lose nothing to a stop in the middle of a burst.
+ * one chain ({@link LaneWriter}); what it emits from elsewhere is queued and staged by a drain on a worker. Both paths
+ * keep per-id order, count staged exchanges as admitted, and lose nothing to a stop in the middle of a burst.
  */
 class StagedPublicationTest {
     private final DispatcherFixture fixture = new DispatcherFixture("staged", 2);

@@ -66,7 +66,8 @@ public class DispatcherForceStopVsAsyncHandler {
             1);
 
     public DispatcherForceStopVsAsyncHandler() {
-        source.deliver(exchange); // admitted: its lane waits for the worker
+        source.deliver(exchange);
+        worker.admitDelivered(); // admitted: its lane waits for the worker
     }
 
     @Actor

@@ -62,8 +62,9 @@ public class DispatcherForceStopVsConsuming {
     public DispatcherForceStopVsConsuming() {
         for (int i = 0; i < EXCHANGES; i++) {
             exchanges[i] = new StressExchange(i + 1);
-            source.deliver(exchanges[i]); // the first makes the lane ready; the others are counted behind it
+            source.deliver(exchanges[i]);
         }
+        worker.admitDelivered(); // the first makes the lane ready; the others are counted behind it
         owner = worker.take();
     }
 

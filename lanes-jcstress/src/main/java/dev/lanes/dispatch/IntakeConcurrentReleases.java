@@ -38,7 +38,10 @@ public class IntakeConcurrentReleases {
         public void flush() {}
 
         @Override
-        public void admit(MessageExchange<String> exchange) {}
+        public void holdOpen() {}
+
+        @Override
+        public void closeAgain() {}
     };
 
     private final ManualSource.Demand demand = new ManualSource.Demand();

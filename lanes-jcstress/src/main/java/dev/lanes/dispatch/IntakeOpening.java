@@ -91,7 +91,7 @@ final class IntakeOpening {
         return ran;
     }
 
-    /** The producer side: what it stages goes to the worker when it flushes; what it admits, at once. */
+    /** The producer side: what it stages goes to the worker when it flushes. */
     private static final class Publishing implements Intake.Producer<String> {
         final Queue<MessageExchange<String>> published = new ConcurrentLinkedQueue<>();
         private final List<MessageExchange<String>> staged = new ArrayList<>();
@@ -108,9 +108,10 @@ final class IntakeOpening {
         }
 
         @Override
-        public void admit(MessageExchange<String> exchange) {
-            published.add(exchange);
-        }
+        public void holdOpen() {}
+
+        @Override
+        public void closeAgain() {}
     }
 
     /** Emits inside {@code request(n)}, on the requesting thread, and checks the demand it is granted. */

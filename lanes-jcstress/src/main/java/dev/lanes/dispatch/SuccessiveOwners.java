@@ -8,8 +8,9 @@ import reactor.core.publisher.Sinks;
 /**
  * The state of the successive-owner checks ({@link DispatcherSuccessiveOwners}, {@link
  * DispatcherSuccessiveOwnersAsyncEnd}): a dispatcher with one lane, exchange 1 admitted and its lane's first owner
- * taken from the worker queue; the producer then delivers 2 and 3 and runs whatever it handed to the workers, so a
- * producer whose offer found the lane idle becomes its next owner at once.
+ * taken from the worker queue; the producer then delivers 2 and 3 and runs whatever it handed to the workers (the
+ * intake's drain, which admits them, and a lane it made ready), so a producer whose offer found the lane idle becomes
+ * its next owner at once.
  *
  * <p>Results ({@link #arbiter}): r1 the exchanges handled, in order, as digits. r2 their settlements as digits
  * ({@link StressExchange#settlement()}: 1 acknowledged once). r3 the lane's count, unclamped. r4 envelopes finished and
@@ -41,7 +42,8 @@ final class SuccessiveOwners {
     SuccessiveOwners(boolean firstEndsLater) {
         this.firstEndsLater = firstEndsLater;
         this.dispatcher = StressDispatchers.handingOff(source, this::handle, worker, exchanges.length);
-        source.deliver(exchanges[0]); // admitted: the lane is handed to the workers
+        source.deliver(exchanges[0]);
+        worker.admitDelivered(); // admitted: the lane is handed to the workers
         this.firstOwner = worker.take();
         this.lane = (Lane<String>) firstOwner;
     }
@@ -68,7 +70,10 @@ final class SuccessiveOwners {
         }
     }
 
-    /** The producer delivers 2 and 3; an offer that found the lane idle made it the owner, and it drains at once. */
+    /**
+     * The producer delivers 2 and 3 and runs the intake's drain they handed off, which admits them; an offer that found
+     * the lane idle made it the owner, and it drains at once.
+     */
     void produce() {
         source.deliver(exchanges[1]);
         source.deliver(exchanges[2]);
