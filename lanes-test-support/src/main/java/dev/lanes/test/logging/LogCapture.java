@@ -45,7 +45,7 @@ public interface LogCapture extends BeforeEachCallback, AfterEachCallback {
     /**
      * A capture of {@code System.err} that also fails each test that passed but logged a line at ERROR (checked after
      * its {@code @AfterEach} methods; what was captured is printed first): for test classes none of whose tests
-     * should log an error.
+     * should log an error. That check is an assertion on the capture: a test that passes it prints nothing.
      */
     static LogCapture standardErrorFailingOnError() {
         return new StandardErrorCapture(true);

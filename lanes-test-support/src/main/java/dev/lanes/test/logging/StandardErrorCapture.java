@@ -57,7 +57,7 @@ final class StandardErrorCapture implements LogCapture {
                     errors.size() + " line(s) logged at ERROR during the test (printed above), the" + " first by "
                             + errors.get(0).logger() + ": " + errors.get(0).message());
         }
-        if (failed || !read) {
+        if (failed || !(read || failOnError)) { // a capture failing on error has asserted on it: no ERROR line
             replay(restored, context, failed ? "the test failed" : "the test did not assert on it");
         }
     }

@@ -132,7 +132,9 @@ class LogCaptureTest {
                             .isInstanceOf(AssertionError.class)
                             .hasMessage("1 line(s) logged at ERROR during the test (printed above), the first by "
                                     + ErrorLoggingSample.class.getName() + ": sample failure"));
-            assertThat(console.text()).contains("(it logged at ERROR)");
+            assertThat(console.text())
+                    .contains("(it logged at ERROR)")
+                    .doesNotContain("sample warning"); // checked, and passed: quiet
         }
 
         @Test
