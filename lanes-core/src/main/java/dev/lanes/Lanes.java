@@ -252,7 +252,9 @@ public final class Lanes implements GracefullyStoppable {
         private @Nullable Function<? super CommandResults, ? extends CommandBus> commandBus;
         private final List<RuntimeComponent> components = new ArrayList<>();
         private @Nullable BiFunction<? super CommandGateway, ? super DeadLetterQueue, DeadlineRunner> deadlineRunner;
-        private final List<String> managersWithDeadlines = new ArrayList<>();
+        /** The process managers that react to deadlines, by name, and where each keeps them. */
+        private final Map<String, DeadlineStore> managersWithDeadlines = new LinkedHashMap<>();
+
         private int commandBusCapacity = CommandBuses.DEFAULT_CAPACITY_PER_TYPE;
         private LaneSettings commandSettings = CommandDispatcher.DEFAULT_SETTINGS;
         private LaneSettings eventSettings = LaneSettings.DEFAULT;
@@ -321,7 +323,7 @@ public final class Lanes implements GracefullyStoppable {
             aggregate(manager.definition());
             processor(manager::processor);
             if (!manager.deadlineNames().isEmpty()) {
-                managersWithDeadlines.add(manager.name());
+                managersWithDeadlines.put(manager.name(), manager.deadlineStore());
             }
             return this;
         }
@@ -605,7 +607,7 @@ public final class Lanes implements GracefullyStoppable {
                         "Lanes runs the process manager(s) {}, which react to deadlines, but no deadline runner: their"
                                 + " deadlines are stored and fire only if another process runs a DeadlineRunner over"
                                 + " their store; to fire them here, add deadlines(store) to Lanes.builder()",
-                        managersWithDeadlines);
+                        managersWithDeadlines.keySet());
             }
             CommandResults results = new CommandResults(commandTimeout, timer);
             EventStore store = eventStore != null ? eventStore : EventStores.inMemory();
@@ -623,6 +625,20 @@ public final class Lanes implements GracefullyStoppable {
                                 + " (deadLetterQueue(PostgresDeadLetterQueue.open(...)))",
                         store,
                         queue);
+            }
+            if (store.durable()) {
+                managersWithDeadlines.forEach((manager, deadlines) -> {
+                    if (!deadlines.durable()) {
+                        log.warn(
+                                "Lanes keeps its events in {} but the process manager {} keeps its deadlines in {},"
+                                        + " which is lost with the process: after a restart its instances wait for"
+                                        + " deadlines that never fire; give it a durable deadline store"
+                                        + " (postgresEventStore.deadlineStore())",
+                                store,
+                                manager,
+                                deadlines);
+                    }
+                });
             }
             List<TrackingProcessor> tracking = trackingProcessors(store, queue, made);
             @Nullable
