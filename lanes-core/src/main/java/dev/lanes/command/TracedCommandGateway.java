@@ -106,7 +106,7 @@ public final class TracedCommandGateway implements CommandGateway {
                 Operators.error(actual, Operators.onOperatorError(refused, actual.currentContext()));
                 return;
             }
-            sending.subscribe(new TraceEnding(actual, trace, command));
+            sending.subscribe(new TraceEnding(actual, trace));
         }
     }
 
@@ -121,14 +121,12 @@ public final class TracedCommandGateway implements CommandGateway {
 
         private final CoreSubscriber<? super CommandResult> actual;
         private final MessageTrace trace;
-        private final CommandMessage command;
         private @Nullable Subscription upstream;
         private volatile int ended;
 
-        TraceEnding(CoreSubscriber<? super CommandResult> actual, MessageTrace trace, CommandMessage command) {
+        TraceEnding(CoreSubscriber<? super CommandResult> actual, MessageTrace trace) {
             this.actual = actual;
             this.trace = trace;
-            this.command = command;
         }
 
         @Override

@@ -248,21 +248,8 @@ final class BenchCommand implements Callable<Integer> {
             }
             List<RawBaseline.Rate> rates = rawRates(progress, buses, raw);
             Report lanes = command(progress, stores, buses);
-            List<String> notes = new ArrayList<>(lanes.notes());
-            notes.addAll(RawBaseline.notes(
+            return lanes.withNotes(RawBaseline.notes(
                     rates, lanes.load().throughputPerSecond(), lanes.setup().unit()));
-            return new Report(
-                    lanes.run(),
-                    lanes.setup(),
-                    lanes.load(),
-                    lanes.latency(),
-                    lanes.counts(),
-                    lanes.aggregates(),
-                    lanes.threads(),
-                    lanes.invariants(),
-                    lanes.shutdown(),
-                    lanes.timeline(),
-                    notes);
         }
     }
 
@@ -321,24 +308,7 @@ final class BenchCommand implements Callable<Integer> {
             traced = BankRun.run(settings, progress, stop, tracing.tracing());
         }
         String spans = tracing.spanCounts();
-        return spans == null ? traced : withNote(traced, spans);
-    }
-
-    private static Report withNote(Report report, String note) {
-        List<String> notes = new ArrayList<>(report.notes());
-        notes.add(note);
-        return new Report(
-                report.run(),
-                report.setup(),
-                report.load(),
-                report.latency(),
-                report.counts(),
-                report.aggregates(),
-                report.threads(),
-                report.invariants(),
-                report.shutdown(),
-                report.timeline(),
-                notes);
+        return spans == null ? traced : traced.withNotes(List.of(spans));
     }
 
     private Report engine(Progress progress) {

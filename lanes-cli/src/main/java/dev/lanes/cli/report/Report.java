@@ -2,6 +2,7 @@ package dev.lanes.cli.report;
 
 import dev.lanes.dispatch.HotKey;
 import dev.lanes.runtime.ShutdownReport;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -43,6 +44,13 @@ public record Report(
         aggregates = List.copyOf(aggregates);
         invariants = List.copyOf(invariants);
         notes = List.copyOf(notes);
+    }
+
+    /** This report with {@code more} notes after its own. */
+    public Report withNotes(List<String> more) {
+        List<String> all = new ArrayList<>(notes);
+        all.addAll(more);
+        return new Report(run, setup, load, latency, counts, aggregates, threads, invariants, shutdown, timeline, all);
     }
 
     public boolean passed() {
