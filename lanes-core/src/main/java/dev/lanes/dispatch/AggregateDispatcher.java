@@ -75,8 +75,10 @@ import reactor.core.scheduler.Schedulers;
  *
  * <p><b>Lifecycle</b> (one-way): {@code NEW -prepare-> PREPARED -start-> RUNNING -quiesce-> STOPPING -drained->
  * STOPPED}; {@link #forceStop()} goes to {@code STOPPED} from anywhere. After stop, exchanges still delivered by the
- * source are rejected to it with {@link Reason#STOPPING}; so are those delivered on another thread just before it and
- * still queued for their drain (a graceful stop that begins once the drain was handed to a worker waits for it).
+ * source are rejected to it with {@link Reason#STOPPING}. Exchanges delivered on another thread and still queued for
+ * their drain hold the runtime's admission open (one activity lease for all of them), so the runtime's shutdown does
+ * not quiesce the dispatcher before the drain admitted them; a stop that begins anyway (stopped directly, or the
+ * runtime closed admission at once) waits for the drain, which hands them back with {@link Reason#STOPPING}.
  *
  * @param <M> the message type
  */
@@ -406,6 +408,16 @@ public final class AggregateDispatcher<M> implements RuntimeComponent {
             if (slots > 0 && counts.release(slots) == 0) {
                 intake.release(0, true); // credits gathered while the reservation was held go out now
                 terminateIfDrained();
+            }
+        }
+
+        @Override
+        public @Nullable ActivityLease hold() {
+            try {
+                return context.tryAcquire();
+            } catch (Throwable error) {
+                Exceptions.throwIfJvmFatal(error);
+                return null; // the exchanges' own leases fail the same way, and they report it
             }
         }
 

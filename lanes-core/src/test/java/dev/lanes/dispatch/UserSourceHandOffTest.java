@@ -5,8 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lanes.api.NamedAggregate;
 import dev.lanes.dispatch.ExchangeRejectedException.Reason;
+import dev.lanes.lifecycle.ActivityLease;
 import dev.lanes.lifecycle.RuntimeContext;
+import dev.lanes.runtime.LanesRuntime;
+import dev.lanes.runtime.ShutdownReport;
 import dev.lanes.scheduler.AggregateSchedulerSupplier;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
@@ -14,6 +18,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -23,6 +28,7 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
+import reactor.test.scheduler.VirtualTimeScheduler;
 
 /**
  * A user's source: a thread of the user's emits into {@code Sinks.many().unicast().onBackpressureBuffer()}, so the
@@ -39,14 +45,17 @@ class UserSourceHandOffTest {
             Sinks.many().unicast().onBackpressureBuffer();
     private final List<String> handled = new CopyOnWriteArrayList<>();
 
-    private AggregateDispatcher<String> started(LaneStrategy strategy) {
-        AggregateDispatcher<String> dispatcher = AggregateDispatcher.<String>builder(
-                        "HandOffDispatcher", TestExchange.ORDER)
+    private AggregateDispatcher<String> built(LaneStrategy strategy) {
+        return AggregateDispatcher.<String>builder("HandOffDispatcher", TestExchange.ORDER)
                 .source(sink.asFlux())
                 .handler(exchange -> Mono.fromRunnable(() -> handled.add(exchange.message())))
                 .schedulers(workers)
                 .settings(LaneSettings.DEFAULT.withStrategy(strategy).withoutHandlerTimeout())
                 .build();
+    }
+
+    private AggregateDispatcher<String> started(LaneStrategy strategy) {
+        AggregateDispatcher<String> dispatcher = built(strategy);
         dispatcher.prepare(RuntimeContext.standalone()).block(PROMPTLY);
         dispatcher.start(); // the sink holds nothing yet: demand is open, nothing delivered
         assertThat(workers.submitted).as("tasks handed to the workers by start").hasValue(0);
@@ -131,6 +140,54 @@ class UserSourceHandOffTest {
             assertThat(handled).isEmpty();
         } finally {
             stopping.dispose();
+        }
+    }
+
+    /**
+     * In a runtime, exchanges queued for their drain have no lease of their own yet: the holder of the producer side
+     * holds one for them, so the runtime's quiet period does not end, and admission does not close, before the drain
+     * admitted them. Without it the runtime saw no open lease once the publishing command's closed, closed admission
+     * and quiesced the dispatcher, and the drain handed all five back with STOPPING (an in-memory bus loses them).
+     */
+    @Test
+    void theRuntimesShutdownWaitsForWhatIsQueuedForTheDrainAndTheDrainHandlesIt() {
+        VirtualTimeScheduler timer = VirtualTimeScheduler.create();
+        AggregateDispatcher<String> dispatcher = built(LaneStrategy.KEYED);
+        LanesRuntime runtime = new LanesRuntime(List.of(dispatcher), Duration.ofSeconds(10), Duration.ZERO, timer);
+        runtime.start().block(PROMPTLY);
+        List<TestExchange> queued;
+        try (ActivityLease publishing = runtime.context().tryAcquire()) { // the command whose handler emits them
+            assertThat(publishing).isNotNull();
+            queued = emit(0, 5);
+        }
+        assertThat(workers.submitted).as("the drain handed over").hasValue(1);
+
+        AtomicReference<@Nullable ShutdownReport> report = new AtomicReference<>();
+        Disposable shutdown = runtime.shutdown().subscribe(report::set);
+        try {
+            timer.advanceTime();
+            assertThat(report)
+                    .as("shut down while five exchanges waited for their drain")
+                    .hasValue(null);
+            assertThat(dispatcher.state())
+                    .as("quiesced while five exchanges waited for their drain")
+                    .isEqualTo(AggregateDispatcher.State.RUNNING);
+
+            workers.runAll();
+            timer.advanceTime();
+
+            assertThat(handled).containsExactlyInAnyOrder("id-0#0", "id-1#1", "id-2#2", "id-3#3", "id-4#4");
+            assertThat(queued).allSatisfy(exchange -> {
+                assertThat(exchange.settlements).hasValue(1);
+                assertThat(exchange.acknowledged()).isTrue();
+            });
+            assertThat(report.get())
+                    .isNotNull()
+                    .satisfies(done ->
+                            assertThat(done.graceful()).as(done.toString()).isTrue());
+            assertThat(dispatcher.state()).isEqualTo(AggregateDispatcher.State.STOPPED);
+        } finally {
+            shutdown.dispose();
         }
     }
 

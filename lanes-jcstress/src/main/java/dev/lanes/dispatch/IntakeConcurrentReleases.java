@@ -3,6 +3,8 @@ package dev.lanes.dispatch;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
+import dev.lanes.lifecycle.ActivityLease;
+import org.jspecify.annotations.Nullable;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.Description;
@@ -38,10 +40,17 @@ public class IntakeConcurrentReleases {
         public void flush() {}
 
         @Override
-        public void holdOpen() {}
+        public @Nullable ActivityLease holdOpen() {
+            return null;
+        }
 
         @Override
-        public void closeAgain() {}
+        public void closeAgain(@Nullable ActivityLease hold) {}
+
+        @Override
+        public @Nullable ActivityLease holdRuntimeOpen() {
+            return null;
+        }
     };
 
     private final ManualSource.Demand demand = new ManualSource.Demand();

@@ -1,5 +1,6 @@
 package dev.lanes.dispatch;
 
+import dev.lanes.lifecycle.ActivityLease;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
@@ -108,10 +109,17 @@ final class IntakeOpening {
         }
 
         @Override
-        public void holdOpen() {}
+        public @Nullable ActivityLease holdOpen() {
+            return null;
+        }
 
         @Override
-        public void closeAgain() {}
+        public void closeAgain(@Nullable ActivityLease hold) {}
+
+        @Override
+        public @Nullable ActivityLease holdRuntimeOpen() {
+            return null;
+        }
     }
 
     /** Emits inside {@code request(n)}, on the requesting thread, and checks the demand it is granted. */
