@@ -76,9 +76,9 @@ import reactor.core.scheduler.Schedulers;
  * <p><b>Lifecycle</b> (one-way): {@code NEW -prepare-> PREPARED -start-> RUNNING -quiesce-> STOPPING -drained->
  * STOPPED}; {@link #forceStop()} goes to {@code STOPPED} from anywhere. After stop, exchanges still delivered by the
  * source are rejected to it with {@link Reason#STOPPING}. Exchanges delivered on another thread and still queued for
- * their drain hold the runtime's admission open (one activity lease for all of them), so the runtime's shutdown does
- * not quiesce the dispatcher before the drain admitted them; a stop that begins anyway (stopped directly, or the
- * runtime closed admission at once) waits for the drain, which hands them back with {@link Reason#STOPPING}.
+ * their drain count as {@linkplain #holdsUnleasedWork() unleased work}, so a runtime's shutdown does not quiesce the
+ * dispatcher before the drain admitted them; a stop that begins anyway (the dispatcher stopped directly, or a runtime
+ * that closed admission at once) waits for the drain, which hands them back with {@link Reason#STOPPING}.
  *
  * @param <M> the message type
  */
@@ -249,6 +249,16 @@ public final class AggregateDispatcher<M> implements RuntimeComponent {
         intake.start(this::runOnWorker);
     }
 
+    /**
+     * Whether exchanges its source delivered are on their way to admission without a lease yet (queued for the drain a
+     * delivering thread handed to a worker, or gathered in a request's burst): the runtime's quiet period waits for
+     * them. Any thread; never throws.
+     */
+    @Override
+    public boolean holdsUnleasedWork() {
+        return intake.holdsUnleasedWork();
+    }
+
     /** Stops taking exchanges from the source; admitted ones still run. Prompt and idempotent; never throws. */
     @Override
     public void quiesce() {
@@ -408,16 +418,6 @@ public final class AggregateDispatcher<M> implements RuntimeComponent {
             if (slots > 0 && counts.release(slots) == 0) {
                 intake.release(0, true); // credits gathered while the reservation was held go out now
                 terminateIfDrained();
-            }
-        }
-
-        @Override
-        public @Nullable ActivityLease hold() {
-            try {
-                return context.tryAcquire();
-            } catch (Throwable error) {
-                Exceptions.throwIfJvmFatal(error);
-                return null; // the exchanges' own leases fail the same way, and they report it
             }
         }
 

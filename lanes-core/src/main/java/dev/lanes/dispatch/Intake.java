@@ -1,6 +1,5 @@
 package dev.lanes.dispatch;
 
-import dev.lanes.lifecycle.ActivityLease;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -30,17 +29,14 @@ import reactor.core.CoreSubscriber;
  * of admitting it itself: the drain takes it and everything queued meanwhile, stages them as a burst and publishes
  * them together, and more arriving while it runs are queued for it. So a source that emits from its own thread pays a
  * queue offer per exchange and one hand-off per drain, not an admission, a publication and a worker's wake-up per
- * exchange. Reactive Streams makes deliveries serial, and the queue is FIFO, so the order of delivery is the order of
- * admission.
+ * exchange. While a drain is due, the producer side {@linkplain Producer#holdOpen holds the dispatcher open}, so a
+ * graceful stop waits for what is queued. Reactive Streams makes deliveries serial, and the queue is FIFO, so the order
+ * of delivery is the order of admission.
  *
- * <p><b>Holding open.</b> A queued exchange is not admitted yet: it has no slot and no activity lease of its own. So
- * whoever holds the producer side holds the runtime open (one activity lease), a request's caller from before it
- * takes the side ({@link Producer#holdRuntimeOpen}), a drain from when its delivering thread took it ({@link
- * Producer#holdOpen}, which also holds the dispatcher open), until it let go; everything queued meanwhile is staged
- * by it (or by the next holder, which holds open in turn). So neither the runtime's quiet period nor a graceful stop of
- * the dispatcher ends while a delivered exchange waits in the queue: the runtime's shutdown lets the drain admit and
- * run it. A delivery the runtime's lease count cannot cover (the runtime closed admission, or no runtime) is handed
- * back to its source with {@code STOPPING} if a stop began before its drain.
+ * <p><b>Unleased work.</b> An exchange queued for the holder, or gathered in a burst, is not admitted yet: it holds no
+ * activity lease, so the runtime's lease count does not see it. {@link #holdsUnleasedWork()} does: it is true from a
+ * delivering thread's queueing (its count taken right after the offer) until the holder let go, after which everything
+ * it took is staged with its lease (or handed back). The runtime asks it before its quiet period ends.
  */
 final class Intake<M> implements CoreSubscriber<MessageExchange<M>> {
     /**
@@ -55,24 +51,13 @@ final class Intake<M> implements CoreSubscriber<MessageExchange<M>> {
         void flush();
 
         /**
-         * A thread took the producer side for a drain due elsewhere: until {@link #closeAgain} with what this returned, the dispatcher
-         * counts one exchange more as admitted and the runtime one activity lease more (null when the runtime refused
-         * it), so neither a graceful stop nor the runtime's quiet period ends while exchanges are queued for the holder.
-         * Any thread; never throws.
+         * A drain of queued deliveries is due on another thread: until {@link #closeAgain}, the dispatcher counts one
+         * exchange more as admitted, so a graceful stop waits for the drain. Any thread.
          */
-        @Nullable
-        ActivityLease holdOpen();
+        void holdOpen();
 
-        /** The holder announced by {@link #holdOpen} let go (what it took is staged and published). Any thread. */
-        void closeAgain(@Nullable ActivityLease hold);
-
-        /**
-         * The runtime's part of {@link #holdOpen} alone, for a request's caller (its burst is staged before it returns,
-         * so the dispatcher needs no slot for it): one activity lease, closed by the caller; null if refused. Any
-         * thread; never throws.
-         */
-        @Nullable
-        ActivityLease holdRuntimeOpen();
+        /** The drain announced by {@link #holdOpen} is done (what it took is staged and published). Any thread. */
+        void closeAgain();
     }
 
     private final Producer<M> producer;
@@ -162,18 +147,17 @@ final class Intake<M> implements CoreSubscriber<MessageExchange<M>> {
         }
         deferred.offer(exchange);
         if (producing.getAndIncrement() == 0) { // the producer side was free: this thread holds it, for a drain
-            // held while the delivering thread still is inside its emission (a publishing command's lease still open)
-            ActivityLease hold = producer.holdOpen();
-            elsewhere.accept(() -> drainDeferred(hold));
+            producer.holdOpen();
+            elsewhere.accept(this::drainDeferred);
         }
     }
 
     /** Runs elsewhere for a delivering thread that took the producer side: stages and publishes what is queued. */
-    private void drainDeferred(@Nullable ActivityLease hold) {
+    private void drainDeferred() {
         try {
             leave(1);
         } finally {
-            producer.closeAgain(hold);
+            producer.closeAgain();
         }
     }
 
@@ -221,24 +205,16 @@ final class Intake<M> implements CoreSubscriber<MessageExchange<M>> {
      * this thread, is staged and published when the call returns. If another thread holds it, deliveries go through it.
      */
     private void request(Subscription s, int n) {
-        // before taking the side, so what other threads queue while it is held is covered
-        ActivityLease hold = producer.holdRuntimeOpen();
+        if (!producing.compareAndSet(0, 1)) {
+            s.request(n);
+            return;
+        }
+        burst = Thread.currentThread();
         try {
-            if (!producing.compareAndSet(0, 1)) {
-                s.request(n);
-                return;
-            }
-            burst = Thread.currentThread();
-            try {
-                s.request(n);
-            } finally {
-                burst = null;
-                leave(1);
-            }
+            s.request(n);
         } finally {
-            if (hold != null) {
-                hold.close();
-            }
+            burst = null;
+            leave(1);
         }
     }
 
@@ -261,6 +237,15 @@ final class Intake<M> implements CoreSubscriber<MessageExchange<M>> {
         for (MessageExchange<M> exchange; (exchange = deferred.poll()) != null; ) {
             producer.stage(exchange);
         }
+    }
+
+    /**
+     * Whether the producer side is held, or exchanges are queued for it: delivered exchanges may be on their way to
+     * admission without an activity lease. Any thread. A delivering thread whose own lease (a publishing command's)
+     * closes after its {@code onNext} returned is covered: it counted itself in before returning.
+     */
+    boolean holdsUnleasedWork() {
+        return producing.get() != 0;
     }
 
     /** Stops taking from the source; the physical cancel runs on the cleanup executor. Idempotent. */

@@ -1,7 +1,6 @@
 package dev.lanes.dispatch;
 
 import dev.lanes.api.AggregateId;
-import dev.lanes.lifecycle.ActivityLease;
 import java.util.Arrays;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -36,13 +35,6 @@ final class LaneWriter<M> implements Intake.Producer<M> {
 
         /** Uncounts slots reserved and not used by any exchange (no credit goes back to the source). */
         void unreserve(int slots);
-
-        /**
-         * An activity lease held for the producer side while exchanges may be queued for it, not for one exchange; null
-         * if the runtime refused it. Never throws.
-         */
-        @Nullable
-        ActivityLease hold();
 
         boolean running();
 
@@ -119,25 +111,13 @@ final class LaneWriter<M> implements Intake.Producer<M> {
     }
 
     @Override
-    public @Nullable ActivityLease holdOpen() {
+    public void holdOpen() {
         admission.reserve(1);
-        return admission.hold();
     }
 
     @Override
-    public @Nullable ActivityLease holdRuntimeOpen() {
-        return admission.hold();
-    }
-
-    @Override
-    public void closeAgain(@Nullable ActivityLease hold) {
-        try {
-            if (hold != null) {
-                hold.close();
-            }
-        } finally {
-            admission.unreserve(1);
-        }
+    public void closeAgain() {
+        admission.unreserve(1);
     }
 
     /** Routes the {@code count} exchanges gathered into their lanes' stages, in order. */

@@ -65,6 +65,16 @@ final class ComponentGroup implements RuntimeComponent {
         members.forEach(RuntimeComponent::quiesce);
     }
 
+    @Override
+    public boolean holdsUnleasedWork() {
+        for (RuntimeComponent member : members) {
+            if (member.holdsUnleasedWork()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Lazy and cached: quiesce all, drain members in reverse, then stop the supplier unless forced. */
     @Override
     public Mono<Void> stopGracefully() {

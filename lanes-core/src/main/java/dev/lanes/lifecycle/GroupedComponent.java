@@ -36,4 +36,9 @@ public interface GroupedComponent extends RuntimeComponent {
     default void forceStop() {
         lifecycle().forceStop();
     }
+
+    @Override
+    default boolean holdsUnleasedWork() {
+        return lifecycle().holdsUnleasedWork();
+    }
 }

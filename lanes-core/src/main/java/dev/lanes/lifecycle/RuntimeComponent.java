@@ -37,6 +37,17 @@ public interface RuntimeComponent {
     void forceStop();
 
     /**
+     * Whether work this component took holds no activity lease yet: delivered by its source and on its way to
+     * admission (queued for a drain, gathered in a burst), not counted by the runtime. While it is, the runtime's quiet
+     * period does not end, so a graceful shutdown does not close admission, and quiesce the component, under it. Any
+     * thread; cheap (the runtime asks it at each quiet check); never throws. False unless a component takes work that
+     * way.
+     */
+    default boolean holdsUnleasedWork() {
+        return false;
+    }
+
+    /**
      * Several components run as one, owning a resource they share (typically their scheduler supplier): prepare, start
      * and quiesce in order; a graceful stop quiesces every member, drains them in reverse order, then stops {@code
      * owned} once; a force forces the members in reverse order, then {@code owned}. A member's failure does not skip

@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
@@ -24,15 +25,25 @@ import reactor.core.scheduler.Scheduler;
  * After close, {@link #drained()} completes when the last open lease closes. The {@link #whenStopping} actions run
  * once, when quiescing begins or admission closes, whichever comes first.
  *
+ * <p><b>Unleased work.</b> A component may hold work that has no lease yet (an exchange delivered to a dispatcher and
+ * queued for its drain). The quiet period ends only when, after a whole period without open leases, no component holds
+ * any ({@code unleasedWork}, asked after the lease count and before the acquired count, so work that got its lease in
+ * between is seen by the latter); while one does, the check runs again after {@link #UNLEASED_RECHECK} or the quiet
+ * period, whichever is longer.
+ *
  * <p>Concurrency: an acquire increments the count before it checks {@code closed}, and close sets {@code closed} before
  * it checks the count, so a lease is either admitted and counted, or refused.
  */
 final class Admission implements RuntimeContext {
+    /** How soon the quiet check looks again when a component still held unleased work. */
+    static final Duration UNLEASED_RECHECK = Duration.ofMillis(1);
+
     private final AtomicLong active = new AtomicLong();
     private final AtomicLong acquired = new AtomicLong();
     private final Duration quietPeriod;
     private final Scheduler timer;
     private final Consumer<Throwable> failures;
+    private final BooleanSupplier unleasedWork;
     private final Sinks.Empty<Void> closedSignal = Sinks.empty();
     private final Sinks.Empty<Void> drainedSignal = Sinks.empty();
     private final Queue<Runnable> stoppingActions = new ConcurrentLinkedQueue<>();
@@ -41,10 +52,14 @@ final class Admission implements RuntimeContext {
     private volatile boolean closed;
     private volatile long openAtClose = -1;
 
-    Admission(Duration quietPeriod, Scheduler timer, Consumer<Throwable> failures) {
+    /**
+     * @param unleasedWork whether a component holds work without a lease yet; asked on the timer, must not throw
+     */
+    Admission(Duration quietPeriod, Scheduler timer, Consumer<Throwable> failures, BooleanSupplier unleasedWork) {
         this.quietPeriod = quietPeriod;
         this.timer = timer;
         this.failures = failures;
+        this.unleasedWork = unleasedWork;
     }
 
     @Override
@@ -146,18 +161,30 @@ final class Admission implements RuntimeContext {
     }
 
     private void scheduleQuietCheck() {
-        long seen = acquired.get();
+        scheduleQuietCheck(acquired.get(), quietPeriod);
+    }
+
+    private void scheduleQuietCheck(long seen, Duration after) {
         try {
-            timer.schedule(
-                    () -> {
-                        if (active.get() == 0 && acquired.get() == seen) {
-                            closeNow();
-                        }
-                    },
-                    quietPeriod.toNanos(),
-                    TimeUnit.NANOSECONDS);
+            timer.schedule(() -> quietCheck(seen), after.toNanos(), TimeUnit.NANOSECONDS);
         } catch (RuntimeException rejected) {
             failures.accept(rejected);
+            closeNow();
+        }
+    }
+
+    /** Closes if no lease was open or acquired since {@code seen} and no component holds unleased work. */
+    private void quietCheck(long seen) {
+        if (closed || active.get() != 0) {
+            return; // the last lease to close schedules the next check
+        }
+        boolean waiting = unleasedWork.getAsBoolean();
+        if (acquired.get() != seen) {
+            return; // a lease came and went meanwhile: its release scheduled a check of its own
+        }
+        if (waiting) {
+            scheduleQuietCheck(seen, UNLEASED_RECHECK.compareTo(quietPeriod) > 0 ? UNLEASED_RECHECK : quietPeriod);
+        } else {
             closeNow();
         }
     }

@@ -108,7 +108,25 @@ public final class LanesRuntime implements GracefullyStoppable {
         }
         this.timer = Objects.requireNonNull(timer, "timer");
         this.slots = slots(Objects.requireNonNull(components, "components"));
-        this.admission = new Admission(quietPeriod, timer, this::componentFailed);
+        this.admission = new Admission(quietPeriod, timer, this::componentFailed, this::anyHoldsUnleasedWork);
+    }
+
+    /** Whether a component took work that holds no lease yet (the quiet period waits for it). Never throws. */
+    private boolean anyHoldsUnleasedWork() {
+        for (Slot slot : slots) {
+            try {
+                if (slot.component.holdsUnleasedWork()) {
+                    return true;
+                }
+            } catch (RuntimeException failed) {
+                log.warn(
+                        "{}: {} could not say whether it holds unleased work; not waiting for it",
+                        this,
+                        slot.component.name(),
+                        failed);
+            }
+        }
+        return false;
     }
 
     private static List<Slot> slots(List<? extends RuntimeComponent> components) {

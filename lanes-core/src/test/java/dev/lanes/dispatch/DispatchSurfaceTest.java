@@ -25,6 +25,7 @@ class DispatchSurfaceTest {
                         "quiesce",
                         "stopGracefully",
                         "forceStop",
+                        "holdsUnleasedWork",
                         "toString");
     }
 

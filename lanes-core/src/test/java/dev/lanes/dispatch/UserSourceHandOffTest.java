@@ -144,8 +144,8 @@ class UserSourceHandOffTest {
     }
 
     /**
-     * In a runtime, exchanges queued for their drain have no lease of their own yet: the holder of the producer side
-     * holds one for them, so the runtime's quiet period does not end, and admission does not close, before the drain
+     * In a runtime, exchanges queued for their drain have no lease of their own yet: the dispatcher says it holds
+     * unleased work, so the runtime's quiet period does not end, and admission does not close, before the drain
      * admitted them. Without it the runtime saw no open lease once the publishing command's closed, closed admission
      * and quiesced the dispatcher, and the drain handed all five back with STOPPING (an in-memory bus loses them).
      */

@@ -200,6 +200,47 @@ class LanesRuntimeTest {
         }
 
         @Test
+        void theQuietPeriodDoesNotEndWhileAComponentHoldsWorkWithoutALeaseAndLooksAgainEveryPeriod() {
+            RecordingComponent a = component("a");
+            RecordingComponent b = component("b");
+            LanesRuntime runtime = runtime(Duration.ofSeconds(30), Duration.ofSeconds(1), a, b);
+            runtime.start().block(PROMPTLY);
+            b.unleased = true; // say, an exchange delivered to b and queued for a drain that has not run
+
+            runtime.shutdown().subscribe();
+            time.advanceTimeBy(Duration.ofSeconds(5));
+            assertThat(calls).as("quiesced while b held unleased work").doesNotContain("quiesce:a", "quiesce:b");
+            assertThat(runtime.context().tryAcquire())
+                    .as("admission open 5 s in")
+                    .isNotNull()
+                    .satisfies(ActivityLease::close);
+
+            b.unleased = false; // the drain staged it and its lease came and went
+            time.advanceTimeBy(Duration.ofMillis(999));
+            assertThat(calls).doesNotContain("quiesce:a");
+            time.advanceTimeBy(Duration.ofMillis(1));
+            assertThat(runtime.context().tryAcquire()).isNull();
+            assertThat(calls).contains("quiesce:a", "quiesce:b", "stop:b", "stop:a");
+            assertThat(runtime.state()).isEqualTo(LanesRuntime.State.STOPPED);
+        }
+
+        @Test
+        void withNoQuietPeriodUnleasedWorkIsLookedAtAgainEveryMillisecond() {
+            RecordingComponent a = component("a");
+            LanesRuntime runtime = runtime(Duration.ofSeconds(30), Duration.ZERO, a);
+            runtime.start().block(PROMPTLY);
+            a.unleased = true;
+
+            runtime.shutdown().subscribe();
+            time.advanceTimeBy(Duration.ofMillis(50));
+            assertThat(calls).doesNotContain("quiesce:a");
+
+            a.unleased = false;
+            time.advanceTimeBy(Duration.ofMillis(1));
+            assertThat(calls).contains("quiesce:a", "stop:a");
+        }
+
+        @Test
         void whenStoppingActionsRunOnceAtTheStartOfTheShutdownBeforeTheQuietPeriodAndAtOnceWhenLate() {
             RecordingComponent a = component("a");
             LanesRuntime runtime = runtime(Duration.ofSeconds(30), Duration.ofSeconds(1), a);

@@ -15,6 +15,8 @@ final class RecordingComponent implements RuntimeComponent {
     Supplier<Mono<Void>> onStop = Mono::empty;
     Runnable onForce = () -> {};
     volatile RuntimeContext context = RuntimeContext.standalone();
+    /** What {@link #holdsUnleasedWork()} answers. */
+    volatile boolean unleased;
 
     RecordingComponent(String name, List<String> calls) {
         this.name = name;
@@ -52,6 +54,11 @@ final class RecordingComponent implements RuntimeComponent {
             calls.add("stop:" + name);
             return onStop.get();
         });
+    }
+
+    @Override
+    public boolean holdsUnleasedWork() {
+        return unleased;
     }
 
     @Override

@@ -3,8 +3,6 @@ package dev.lanes.dispatch;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
-import dev.lanes.lifecycle.ActivityLease;
-import org.jspecify.annotations.Nullable;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.Description;
@@ -40,17 +38,10 @@ public class IntakeConcurrentReleases {
         public void flush() {}
 
         @Override
-        public @Nullable ActivityLease holdOpen() {
-            return null;
-        }
+        public void holdOpen() {}
 
         @Override
-        public void closeAgain(@Nullable ActivityLease hold) {}
-
-        @Override
-        public @Nullable ActivityLease holdRuntimeOpen() {
-            return null;
-        }
+        public void closeAgain() {}
     };
 
     private final ManualSource.Demand demand = new ManualSource.Demand();

@@ -1,6 +1,5 @@
 package dev.lanes.dispatch;
 
-import dev.lanes.lifecycle.ActivityLease;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
@@ -109,17 +108,10 @@ final class IntakeOpening {
         }
 
         @Override
-        public @Nullable ActivityLease holdOpen() {
-            return null;
-        }
+        public void holdOpen() {}
 
         @Override
-        public void closeAgain(@Nullable ActivityLease hold) {}
-
-        @Override
-        public @Nullable ActivityLease holdRuntimeOpen() {
-            return null;
-        }
+        public void closeAgain() {}
     }
 
     /** Emits inside {@code request(n)}, on the requesting thread, and checks the demand it is granted. */

@@ -32,11 +32,6 @@ final class StressAdmission implements LaneWriter.Admission<String> {
     public void unreserve(int slots) {}
 
     @Override
-    public @Nullable ActivityLease hold() {
-        return null;
-    }
-
-    @Override
     public boolean running() {
         return true;
     }

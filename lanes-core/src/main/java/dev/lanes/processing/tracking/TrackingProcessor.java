@@ -938,6 +938,11 @@ public final class TrackingProcessor implements RuntimeComponent {
                 .doFinally(signal -> readers.clear());
     }
 
+    @Override
+    public boolean holdsUnleasedWork() {
+        return group.holdsUnleasedWork();
+    }
+
     /** Stops reading and forces the lanes; the checkpoint stays at its last save (what follows is read again). */
     @Override
     public void forceStop() {

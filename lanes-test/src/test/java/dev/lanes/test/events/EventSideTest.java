@@ -103,9 +103,10 @@ class EventSideTest {
     /**
      * Answered commands, then a graceful shutdown at once: every event they published reaches every processor, however
      * far the processors are behind. An event the bus delivered to a processor's dispatcher on the publishing thread
-     * waits for the drain a worker runs; it held no activity lease of its own there, so without the drain's the
-     * runtime closed admission and quiesced the dispatcher before it, and the drain handed it back (lost on the
-     * in-memory bus; 9 rounds in 60 under load). Rounds, because each one is a race the shutdown may win.
+     * waits for the drain a worker runs, with no activity lease of its own; the runtime's quiet period used to end on
+     * the lease count alone, so it closed admission and quiesced the dispatcher before the drain, which handed the
+     * event back (lost on the in-memory bus; 9 rounds in 60 under load). Now the dispatcher says it holds unleased
+     * work and the quiet period waits. Rounds, because each one is a race the shutdown may win.
      */
     @Test
     void aGracefulShutdownRightAfterTheAnswersLeavesNoPublishedEventUnhandled() {
