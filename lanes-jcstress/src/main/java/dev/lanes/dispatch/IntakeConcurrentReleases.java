@@ -29,21 +29,6 @@ import org.openjdk.jcstress.infra.results.II_Result;
 public class IntakeConcurrentReleases {
     static final int BUDGET = 8;
 
-    /** A producer side that does nothing: these checks deliver nothing. */
-    private static final Intake.Producer<String> NO_PRODUCER = new Intake.Producer<>() {
-        @Override
-        public void stage(MessageExchange<String> exchange) {}
-
-        @Override
-        public void flush() {}
-
-        @Override
-        public void holdOpen() {}
-
-        @Override
-        public void closeAgain() {}
-    };
-
     private final ManualSource.Demand demand = new ManualSource.Demand();
     private final Intake<String> intake = IntakeConcurrentReleases.started(demand);
 
@@ -73,6 +58,7 @@ public class IntakeConcurrentReleases {
 
     /** An intake with a budget of {@value #BUDGET} whose producer side does nothing. */
     static Intake<String> idle() {
-        return new Intake<>(NO_PRODUCER, error -> {}, Runnable::run, BUDGET);
+        // these checks deliver nothing: the producer side is never given an exchange
+        return new Intake<>(new CountingProducer(), error -> {}, Runnable::run, BUDGET);
     }
 }

@@ -5,7 +5,6 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
@@ -35,9 +34,9 @@ import org.reactivestreams.Subscription;
 @Outcome(expect = FORBIDDEN, desc = "not staged exactly once, or unleased work left at the end")
 @State
 public class IntakeQueuedDeliverySeen {
-    private final AtomicInteger staged = new AtomicInteger();
+    private final CountingProducer producer = new CountingProducer();
     private final Queue<Runnable> elsewhere = new ConcurrentLinkedQueue<>();
-    private final Intake<String> intake = new Intake<>(new Staging(), error -> {}, Runnable::run, 1);
+    private final Intake<String> intake = new Intake<>(producer, error -> {}, Runnable::run, 1);
     private final StressExchange delivered = new StressExchange(1);
 
     public IntakeQueuedDeliverySeen() {
@@ -62,7 +61,7 @@ public class IntakeQueuedDeliverySeen {
     public void producer(III_Result r) {
         intake.onNext(delivered);
         boolean seen = intake.holdsUnleasedWork();
-        r.r1 = seen || staged.get() > 0 ? 0 : 1;
+        r.r1 = seen || producer.staged.get() > 0 ? 0 : 1;
     }
 
     @Arbiter
@@ -70,24 +69,7 @@ public class IntakeQueuedDeliverySeen {
         for (@Nullable Runnable task; (task = elsewhere.poll()) != null; ) {
             task.run();
         }
-        r.r2 = staged.get();
+        r.r2 = producer.staged.get();
         r.r3 = intake.holdsUnleasedWork() ? 1 : 0;
-    }
-
-    /** Counts what is staged. */
-    private final class Staging implements Intake.Producer<String> {
-        @Override
-        public void stage(MessageExchange<String> exchange) {
-            staged.incrementAndGet();
-        }
-
-        @Override
-        public void flush() {}
-
-        @Override
-        public void holdOpen() {}
-
-        @Override
-        public void closeAgain() {}
     }
 }
