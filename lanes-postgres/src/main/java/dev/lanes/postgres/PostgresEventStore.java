@@ -416,7 +416,7 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
         }
         List<String> stored = new ArrayList<>(size);
         connection.setAutoCommit(false);
-        try (PreparedStatement insert = connection.prepareStatement(batchInsert(size))) {
+        try (PreparedStatement insert = Jdbc.plannedEachTime(connection, batchInsert(size))) {
             int i = 1;
             for (String[] column : List.of(tenants, contexts, names, ids)) {
                 insert.setArray(i++, connection.createArrayOf("text", column));
@@ -969,7 +969,7 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
             columns[4][i] = lookup.requestId();
         }
         @Nullable Found[] found = new Found[size];
-        try (PreparedStatement query = connection.prepareStatement(BY_REQUEST_IDS)) {
+        try (PreparedStatement query = Jdbc.plannedEachTime(connection, BY_REQUEST_IDS)) {
             for (int c = 0; c < columns.length; c++) {
                 query.setArray(c + 1, connection.createArrayOf("text", columns[c]));
             }

@@ -407,6 +407,68 @@ class GroupCommitTest {
         assertThat(held.lookupBatches).as("the four were read in one statement").hasValue(1);
     }
 
+    /**
+     * Batched lookups that first ran while the table held one stream, then again on the same connection once it holds
+     * thousands: they still read the index. The driver used to make the statement a named server-side one after five
+     * executions, and PostgreSQL then cached a generic plan chosen for the small table (a hash join over a sequential
+     * scan); every later batch read the whole table (11 ms a batch at 40,000 streams in the Kafka + PostgreSQL bench,
+     * two thirds of PostgreSQL's time). Sequential reads of the table are counted by the server's statistics, read once
+     * the store's connection closed and its counts arrived.
+     */
+    @Test
+    void batchedLookupsStillReadTheIndexOnceTheTableGrewFromWhereTheyFirstRan() throws Exception {
+        String database = TestDatabase.createDatabase();
+        PostgresEventStore store = PostgresEventStore.connect(
+                TestDatabase.jdbcUrl(database),
+                TestDatabase.USER,
+                null,
+                PostgresOptions.DEFAULT.withPoolSize(1).withAppendBatching(16, Duration.ofMillis(2)));
+        store.migrate();
+        AggregateId first = Bank.account("first");
+        store.append(opened(first, "open-first")).block(TIMEOUT);
+        // a batched append first, as in a running service: its session's temporary table is made now, not later (its
+        // first making changes the search path, which would have PostgreSQL plan the cached statements again)
+        Flux.range(0, 16)
+                .flatMap(i -> store.append(opened(Bank.account("early-" + i), "open-early-" + i)))
+                .blockLast(TIMEOUT);
+        lookUpAtOnce(store, first, 20); // while the table holds 17 streams: plans cheap for a small table
+        int grown = 4_000;
+        Flux.range(0, grown)
+                .flatMap(i -> store.append(opened(Bank.account("a" + i), "open-" + i)), 64)
+                .blockLast(TIMEOUT);
+
+        lookUpAtOnce(store, first, 20);
+        store.close(); // its connection's statistics go to the server
+
+        long[] counted = new long[2];
+        Awaitility.await().atMost(TIMEOUT).untilAsserted(() -> {
+            try (Connection connection = java.sql.DriverManager.getConnection(
+                            TestDatabase.jdbcUrl(database), TestDatabase.USER, null);
+                    java.sql.Statement statement = connection.createStatement();
+                    java.sql.ResultSet row = statement.executeQuery("SELECT n_tup_ins, seq_tup_read"
+                            + " FROM pg_stat_user_tables WHERE relname = 'lanes_event_streams'")) {
+                assertThat(row.next()).isTrue();
+                counted[0] = row.getLong(1);
+                counted[1] = row.getLong(2);
+            }
+            assertThat(counted[0]).as("inserts counted").isEqualTo(grown + 17L);
+        });
+        assertThat(counted[1])
+                .as("rows of lanes_event_streams read sequentially (one full scan reads %d)", grown + 17)
+                .isLessThan(grown);
+    }
+
+    /** {@code rounds} times, 16 lookups at once (gathered into batches by the store's one connection). */
+    private static void lookUpAtOnce(PostgresEventStore store, AggregateId id, int rounds) {
+        for (int round = 0; round < rounds; round++) {
+            int r = round;
+            Flux.range(0, 16)
+                    .flatMap(i -> store.findByRequestId(id, "never-sent-" + r + "-" + i))
+                    .then()
+                    .block(TIMEOUT);
+        }
+    }
+
     @Test
     void aBatchInFlightHoldsReadersBeforeItsPositionsAndIsReadBeforeAnAppendCommittedAfterIt() throws Exception {
         PostgresEventStore base = ownDatabase();
