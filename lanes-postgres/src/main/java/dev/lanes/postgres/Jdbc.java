@@ -50,8 +50,8 @@ final class Jdbc implements AutoCloseable {
 
     /**
      * A statement the server plans for its parameters at every execution: the driver never makes it a named
-     * server-side statement, whose plan PostgreSQL may cache in a generic form after five executions. For the batched
-     * statements over {@code unnest} arrays: a generic plan chosen while the table was small (a hash join over a
+     * server-side statement, whose plan PostgreSQL may cache in a generic form after five executions. For a batched
+     * lookup joining {@code unnest} arrays to a table: a generic plan chosen while the table was small (a hash join over a
      * sequential scan, cheaper then) stays cached on its connection as the table grows, and every later batch reads the
      * whole table. Planning each time costs a fraction of a millisecond per batch. Over a driver that is not
      * PostgreSQL's (a proxy that does not unwrap to it), a plain prepared statement.

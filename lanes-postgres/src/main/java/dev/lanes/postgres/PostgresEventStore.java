@@ -416,7 +416,7 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
         }
         List<String> stored = new ArrayList<>(size);
         connection.setAutoCommit(false);
-        try (PreparedStatement insert = Jdbc.plannedEachTime(connection, batchInsert(size))) {
+        try (PreparedStatement insert = connection.prepareStatement(batchInsert(size))) {
             int i = 1;
             for (String[] column : List.of(tenants, contexts, names, ids)) {
                 insert.setArray(i++, connection.createArrayOf("text", column));
