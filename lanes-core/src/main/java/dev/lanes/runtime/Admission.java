@@ -44,6 +44,9 @@ final class Admission implements RuntimeContext {
     private final Scheduler timer;
     private final Consumer<Throwable> failures;
     private final BooleanSupplier unleasedWork;
+    /** The longer of the quiet period and {@link #UNLEASED_RECHECK}. */
+    private final Duration unleasedRecheck;
+
     private final Sinks.Empty<Void> closedSignal = Sinks.empty();
     private final Sinks.Empty<Void> drainedSignal = Sinks.empty();
     private final Queue<Runnable> stoppingActions = new ConcurrentLinkedQueue<>();
@@ -60,6 +63,7 @@ final class Admission implements RuntimeContext {
         this.timer = timer;
         this.failures = failures;
         this.unleasedWork = unleasedWork;
+        this.unleasedRecheck = UNLEASED_RECHECK.compareTo(quietPeriod) > 0 ? UNLEASED_RECHECK : quietPeriod;
     }
 
     @Override
@@ -183,7 +187,7 @@ final class Admission implements RuntimeContext {
             return; // a lease came and went meanwhile: its release scheduled a check of its own
         }
         if (waiting) {
-            scheduleQuietCheck(seen, UNLEASED_RECHECK.compareTo(quietPeriod) > 0 ? UNLEASED_RECHECK : quietPeriod);
+            scheduleQuietCheck(seen, unleasedRecheck);
         } else {
             closeNow();
         }

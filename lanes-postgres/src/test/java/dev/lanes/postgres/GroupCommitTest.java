@@ -18,7 +18,10 @@ import dev.lanes.messaging.DomainEventStream;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -442,10 +445,10 @@ class GroupCommitTest {
 
         long[] counted = new long[2];
         Awaitility.await().atMost(TIMEOUT).untilAsserted(() -> {
-            try (Connection connection = java.sql.DriverManager.getConnection(
-                            TestDatabase.jdbcUrl(database), TestDatabase.USER, null);
-                    java.sql.Statement statement = connection.createStatement();
-                    java.sql.ResultSet row = statement.executeQuery("SELECT n_tup_ins, seq_tup_read"
+            try (Connection connection =
+                            DriverManager.getConnection(TestDatabase.jdbcUrl(database), TestDatabase.USER, null);
+                    Statement statement = connection.createStatement();
+                    ResultSet row = statement.executeQuery("SELECT n_tup_ins, seq_tup_read"
                             + " FROM pg_stat_user_tables WHERE relname = 'lanes_event_streams'")) {
                 assertThat(row.next()).isTrue();
                 counted[0] = row.getLong(1);
