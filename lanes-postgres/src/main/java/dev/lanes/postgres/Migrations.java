@@ -54,7 +54,8 @@ public final class Migrations {
             new Migration(7, "dead_letter_commands", "V7__dead_letter_commands.sql"),
             new Migration(8, "command_refusals", "V8__command_refusals.sql"),
             new Migration(9, "deadlines", "V9__deadlines.sql"),
-            new Migration(10, "tracking_segments", "V10__tracking_segments.sql"));
+            new Migration(10, "tracking_segments", "V10__tracking_segments.sql"),
+            new Migration(11, "request_id_first", "V11__request_id_first.sql"));
 
     private Migrations() {}
 

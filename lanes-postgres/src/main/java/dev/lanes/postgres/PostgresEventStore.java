@@ -92,10 +92,25 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
     private static final String UNIQUE_VIOLATION = "23505";
 
     private static final String KEY = "tenant_id = ? AND context_name = ? AND aggregate_name = ? AND aggregate_id = ?";
+    /**
+     * Whether the version before {@code version} of the aggregate is stored, as "the latest stored version below it
+     * is the one before": read from the version key, backwards from {@code version}, one entry. Not {@code EXISTS
+     * (... AND version = v - 1)}: where the statistics said an aggregate has about one stream, PostgreSQL priced the
+     * request-id key (whose first four columns are the aggregate's too) like the version key for it and could read the
+     * aggregate's whole history through it at every append; and while the table was small it hashed the whole table
+     * for the check, a plan it then kept cached as the table grew. A scalar subquery is never hashed, and only the
+     * version key gives its order without a sort.
+     */
+    private static String previousVersion(String tenant, String context, String name, String id, String version) {
+        return "(SELECT p.version FROM lanes_event_streams p WHERE p.tenant_id = " + tenant + " AND p.context_name = "
+                + context + " AND p.aggregate_name = " + name + " AND p.aggregate_id = " + id + " AND p.version < "
+                + version + " ORDER BY p.version DESC LIMIT 1) = " + version + " - 1";
+    }
+
     static final String INSERT = "INSERT INTO lanes_event_streams (tenant_id, context_name, aggregate_name,"
             + " aggregate_id, version, stream_id, request_id, command_id, created_at, headers, events)"
             + " SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS jsonb), CAST(? AS jsonb)"
-            + " WHERE ? = 1 OR EXISTS (SELECT 1 FROM lanes_event_streams WHERE " + KEY + " AND version = ?)";
+            + " WHERE ? = 1 OR " + previousVersion("?", "?", "?", "?", "?");
     /*
      * A batch's positions: one subtransaction id per stream. Subtransaction ids come from the same counter as
      * transaction ids and are above their transaction's id, so the readers' cut at the snapshot xmin holds for them as
@@ -111,7 +126,7 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
             + " END LOOP;"
             + " END$$";
     // the 64-bit id of a subtransaction from its 32-bit xmin and the transaction's own 64-bit id, which is below it
-    // by less than 2^31
+    // by less than 2^31. The previous version's check is PREVIOUS_VERSION once per stream.
     private static final String BATCH_INSERT = "INSERT INTO lanes_event_streams (tenant_id, context_name,"
             + " aggregate_name, aggregate_id, version, stream_id, request_id, command_id, created_at, headers, events,"
             + " position)"
@@ -121,8 +136,7 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
             + " ?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS b(t, c, a, i, v, s, r, m, at, h, e, n)"
             + " JOIN pg_temp.lanes_append_slots slot ON slot.slot = b.n"
             + " CROSS JOIN (SELECT pg_current_xact_id()::text::bigint AS top) x"
-            + " WHERE b.v = 1 OR EXISTS (SELECT 1 FROM lanes_event_streams p WHERE p.tenant_id = b.t"
-            + " AND p.context_name = b.c AND p.aggregate_name = b.a AND p.aggregate_id = b.i AND p.version = b.v - 1)"
+            + " WHERE b.v = 1 OR " + previousVersion("b.t", "b.c", "b.a", "b.i", "b.v")
             + " ON CONFLICT DO NOTHING RETURNING stream_id";
     private static final String STORED_VERSION =
             "SELECT coalesce(max(version), 0) FROM lanes_event_streams WHERE " + KEY;
@@ -145,14 +159,22 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
     private static final String LAG = "SELECT (SELECT coalesce(max(position), 0) FROM lanes_event_streams"
             + " WHERE (segment_hash & ?) = ?), count(*), min(created_at) FROM lanes_event_streams"
             + " WHERE position > ? AND (segment_hash & ?) = ?";
-    private static final String HAS_REQUEST_ID =
-            "SELECT EXISTS (SELECT 1 FROM lanes_event_streams WHERE " + KEY + " AND request_id = ?)";
-    // the stream of a request id and its refusal, if any, in one statement: each served by its unique index on
-    // (aggregate, request_id); column 8 is the lookup's number, 9-11 a refusal's (NULL for a stream)
+    // the request id's streams, then the aggregate among them: see OUTCOMES
+    private static final String HAS_REQUEST_ID = "SELECT EXISTS (SELECT 1 FROM (SELECT tenant_id, context_name,"
+            + " aggregate_name, aggregate_id FROM lanes_event_streams WHERE request_id = ? OFFSET 0) s WHERE " + KEY
+            + ")";
+    // the stream of a request id and its refusal, if any, in one statement; column 8 is the lookup's number, 9-11 a
+    // refusal's (NULL for a stream). A lookup's streams are read by its request id alone (a lateral subquery, which
+    // OFFSET 0 keeps apart: the aggregate's columns are not pushed into it), which only the request-id key serves
+    // (schema version 11: the request id is its first column), and then matched to the aggregate. Not one join on all
+    // five columns: where the statistics said an aggregate has about one stream, PostgreSQL priced the version key
+    // (whose first four columns are the aggregate's) like the request-id key for it, and through the version key a
+    // lookup reads the aggregate's whole history. Lateral, it is a probe per lookup, never a hash of the table. A
+    // refusal has one key.
     private static final String OUTCOMES = " SELECT s.version, s.stream_id, s.request_id, s.command_id, s.created_at,"
             + " s.headers::text, s.events::text, k.n::int, NULL::text, NULL::text, NULL::text"
-            + " FROM k JOIN lanes_event_streams s ON s.tenant_id = k.t AND s.context_name = k.c"
-            + " AND s.aggregate_name = k.a AND s.aggregate_id = k.i AND s.request_id = k.r"
+            + " FROM k CROSS JOIN LATERAL (SELECT * FROM lanes_event_streams WHERE request_id = k.r OFFSET 0) s"
+            + " WHERE s.tenant_id = k.t AND s.context_name = k.c AND s.aggregate_name = k.a AND s.aggregate_id = k.i"
             + " UNION ALL SELECT 0, NULL, f.request_id, f.command_id, f.refused_at, NULL, NULL, k.n::int,"
             + " f.error_type, f.reason, f.command_hash"
             + " FROM k JOIN lanes_command_refusals f ON f.tenant_id = k.t AND f.context_name = k.c"
@@ -475,9 +497,7 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
                         OffsetDateTime.ofInstant(stream.createdAt().truncatedTo(ChronoUnit.MICROS), ZoneOffset.UTC));
                 insert.setString(i++, encoded.headers());
                 insert.setString(i++, encoded.events());
-                insert.setInt(i++, stream.version());
-                i = bindKey(insert, i, id);
-                insert.setInt(i, stream.version() - 1);
+                bindVersionCheck(insert, i, id, stream.version());
                 inserted = insert.executeUpdate();
             } catch (SQLException failed) {
                 if (UNIQUE_VIOLATION.equals(failed.getSQLState())) {
@@ -498,6 +518,14 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
             }
             // the previous version was committed after this statement began: insert again
         }
+    }
+
+    /** Binds the version check of {@link #INSERT}, its last parameters from {@code index}. */
+    static void bindVersionCheck(PreparedStatement insert, int index, AggregateId id, int version) throws SQLException {
+        insert.setInt(index, version);
+        int i = bindKey(insert, index + 1, id);
+        insert.setInt(i, version);
+        insert.setInt(i + 1, version);
     }
 
     private RuntimeException rejected(Connection connection, DomainEventStream stream, SQLException failed)
@@ -813,8 +841,8 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
             checkRequest(aggregateId, requestId);
             return jdbc.call("checking request " + requestId + " on " + aggregateId, connection -> {
                 try (PreparedStatement query = connection.prepareStatement(HAS_REQUEST_ID)) {
-                    bindKey(query, 1, aggregateId);
-                    query.setString(5, requestId);
+                    query.setString(1, requestId);
+                    bindKey(query, 2, aggregateId);
                     try (ResultSet rows = query.executeQuery()) {
                         rows.next();
                         return rows.getBoolean(1);

@@ -57,9 +57,7 @@ class GlobalPositionTest {
                         i++,
                         "[{\"sequence\": 1, \"type\": \"" + type
                                 + "\", \"payload\": {\"amount\": 5, \"reference\": \"\"}}]");
-                insert.setInt(i++, 1);
-                i = PostgresEventStore.bindKey(insert, i, id);
-                insert.setInt(i, 0);
+                PostgresEventStore.bindVersionCheck(insert, i, id, 1);
                 assertThat(insert.executeUpdate()).isEqualTo(1);
             }
             try (PreparedStatement query = connection.prepareStatement("SELECT pg_current_xact_id()::text::bigint");

@@ -461,6 +461,149 @@ class GroupCommitTest {
                 .isLessThan(grown);
     }
 
+    @Test
+    void aLongHistoryDoesNotMakeTheVersionCheckOrTheLookupReadIt() throws Exception {
+        String database = TestDatabase.createDatabase();
+        String url = TestDatabase.jdbcUrl(database);
+        PostgresOptions batching = PostgresOptions.DEFAULT.withPoolSize(1).withAppendBatching(16, Duration.ofMillis(2));
+        PostgresEventStore setUp = PostgresEventStore.connect(url, TestDatabase.USER, null, batching);
+        setUp.migrate();
+        int aggregates = 2_000;
+        Flux.range(0, aggregates)
+                .flatMap(i -> setUp.append(opened(Bank.account("short-" + i), "open-short-" + i)), 64)
+                .blockLast(TIMEOUT);
+        // statistics taken now say an aggregate has one stream, and stay so while one aggregate's history grows
+        sql(url, "ANALYZE lanes_event_streams; ALTER TABLE lanes_event_streams SET (autovacuum_enabled = false)");
+        AggregateId hot = Bank.account("hot");
+        int history = 300;
+        setUp.append(opened(hot, "hot-1")).block(TIMEOUT);
+        for (int version = 2; version <= history; version++) {
+            setUp.append(deposited(hot, version, "hot-" + version)).block(TIMEOUT);
+        }
+        setUp.close(); // its connection's statistics go to the server
+        IndexReads before = indexReads(url, aggregates + history);
+
+        PostgresEventStore store = PostgresEventStore.connect(url, TestDatabase.USER, null, batching);
+        int rounds = 20;
+        for (int round = 0; round < rounds; round++) {
+            int version = history + 1 + round;
+            int r = round;
+            // the hot aggregate's next version in a batch with fresh aggregates
+            Flux.range(0, 16)
+                    .flatMap(i -> i == 0
+                            ? store.append(deposited(hot, version, "hot-" + version))
+                            : store.append(opened(Bank.account("fresh-" + r + "-" + i), "open-fresh-" + r + "-" + i)))
+                    .blockLast(TIMEOUT);
+        }
+        lookUpAtOnce(store, hot, rounds);
+        store.close();
+        IndexReads after = indexReads(url, aggregates + history + rounds * 16L);
+        // each of the 20 checks of the hot aggregate's previous version reads one entry, the fresh ones none, and
+        // each of the 320 lookups of its request ids none; one read of its history through a key that does not lead
+        // with what is looked for (which the statistics priced alike) reads 300
+        assertThat(after.read() - before.read())
+                .as(
+                        "index entries of lanes_event_streams read by %d appends of a %d-stream aggregate among fresh"
+                                + " ones and %d lookups of its request ids (before: %s; after: %s)",
+                        rounds, history, rounds * 16, before, after)
+                .isLessThan(history);
+    }
+
+    @Test
+    void batchedAppendsStillProbeThePreviousVersionOnceTheTableGrewFromWhereTheyFirstRan() throws Exception {
+        String database = TestDatabase.createDatabase();
+        String url = TestDatabase.jdbcUrl(database);
+        PostgresEventStore store = PostgresEventStore.connect(
+                url,
+                TestDatabase.USER,
+                null,
+                PostgresOptions.DEFAULT.withPoolSize(1).withAppendBatching(16, Duration.ofMillis(2)));
+        store.migrate();
+        // no analyze, so no re-planning after one, while the table grows: the one connection keeps the plan it made
+        sql(url, "ALTER TABLE lanes_event_streams SET (autovacuum_enabled = false)");
+        List<AggregateId> few = new ArrayList<>();
+        for (int i = 0; i < 16; i++) {
+            few.add(Bank.account("few-" + i));
+        }
+        int version = 1;
+        // the first batch makes the session's temporary table (see the test above); the next ones run while the
+        // table holds a few streams, where reading it all into a hash table is the cheap plan for the version check
+        for (; version <= 10; version++) {
+            appendAtOnce(store, few, version);
+        }
+        int grown = 4_000;
+        Flux.range(0, grown) // first versions: no previous version to check
+                .flatMap(i -> store.append(opened(Bank.account("a" + i), "open-" + i)), 64)
+                .blockLast(TIMEOUT);
+        int rounds = 20;
+        for (int round = 0; round < rounds; round++) {
+            appendAtOnce(store, few, version++);
+        }
+        store.close(); // its connection's statistics go to the server
+
+        long inserted = (version - 1L) * few.size() + grown;
+        IndexReads indexes = indexReads(url, inserted);
+        long sequential = sequentialReads(url);
+        // probing reads one entry per stream with a previous version (16 per batch); a hash table of the table reads
+        // every stream once per batch
+        assertThat(indexes.read() + sequential)
+                .as(
+                        "rows of lanes_event_streams read by %d batches of 16 appends at a %d-stream table,"
+                                + " sequentially %d, through indexes (%s)",
+                        rounds, inserted, sequential, indexes)
+                .isLessThan(grown);
+    }
+
+    /** Appends version {@code version} of each aggregate at once (gathered into batches by the store). */
+    private static void appendAtOnce(PostgresEventStore store, List<AggregateId> ids, int version) {
+        Flux.fromIterable(ids)
+                .flatMap(id -> store.append(
+                        version == 1 ? opened(id, "open-" + id.id()) : deposited(id, version, id.id() + "-" + version)))
+                .blockLast(TIMEOUT);
+    }
+
+    private static long sequentialReads(String url) throws SQLException {
+        try (Connection connection = DriverManager.getConnection(url, TestDatabase.USER, null);
+                Statement statement = connection.createStatement();
+                ResultSet row = statement.executeQuery(
+                        "SELECT seq_tup_read FROM pg_stat_user_tables WHERE relname = 'lanes_event_streams'")) {
+            assertThat(row.next()).isTrue();
+            return row.getLong(1);
+        }
+    }
+
+    /** The index entries of lanes_event_streams read so far, once the server counted {@code inserted} rows. */
+    private static IndexReads indexReads(String url, long inserted) {
+        IndexReads[] reads = new IndexReads[1];
+        Awaitility.await().atMost(TIMEOUT).untilAsserted(() -> {
+            try (Connection connection = DriverManager.getConnection(url, TestDatabase.USER, null);
+                    Statement statement = connection.createStatement();
+                    ResultSet row = statement.executeQuery("SELECT (SELECT n_tup_ins FROM pg_stat_user_tables"
+                            + " WHERE relname = 'lanes_event_streams'), sum(idx_tup_read), string_agg(indexrelname"
+                            + " || ' ' || idx_scan || ' scans ' || idx_tup_read || ' read', ', ')"
+                            + " FROM pg_stat_user_indexes WHERE relname = 'lanes_event_streams'")) {
+                assertThat(row.next()).isTrue();
+                assertThat(row.getLong(1)).as("inserts counted").isEqualTo(inserted);
+                reads[0] = new IndexReads(row.getLong(2), row.getString(3));
+            }
+        });
+        return reads[0];
+    }
+
+    private record IndexReads(long read, String byIndex) {
+        @Override
+        public String toString() {
+            return byIndex;
+        }
+    }
+
+    private static void sql(String url, String statements) throws SQLException {
+        try (Connection connection = DriverManager.getConnection(url, TestDatabase.USER, null);
+                Statement statement = connection.createStatement()) {
+            statement.execute(statements);
+        }
+    }
+
     /** {@code rounds} times, 16 lookups at once (gathered into batches by the store's one connection). */
     private static void lookUpAtOnce(PostgresEventStore store, AggregateId id, int rounds) {
         for (int round = 0; round < rounds; round++) {

@@ -74,7 +74,7 @@ class PostgresEventStoreTest {
                 recording, new JacksonEventSerializer(), PostgresOptions.DEFAULT.withPageSize(3))) {
             AggregateId id = newId();
             appendVersions(store, id, 10);
-            String page = "LIMIT";
+            String page = "ORDER BY version LIMIT";
 
             StepVerifier.create(store.load(id, 1).map(DomainEventStream::version), 0)
                     .thenRequest(2)
