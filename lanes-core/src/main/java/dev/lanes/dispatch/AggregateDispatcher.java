@@ -509,11 +509,17 @@ public final class AggregateDispatcher<M> implements RuntimeComponent {
 
     // ---------------------------------------------------------------- lanes
 
+    /*
+     * A scheduler that throws anything when handed work refuses it: Reactor's own throw RejectedExecutionException, a
+     * user's may throw what it likes, and work it threw for must not be left owned by nobody (a lane never run, a drain
+     * that never lets go of the producer side).
+     */
+
     /** Runs a task of the dispatcher's own on a worker, or here if the scheduler refuses it. */
     private void runOnWorker(Runnable task) {
         try {
             executor.execute(task);
-        } catch (RejectedExecutionException refused) {
+        } catch (RuntimeException refused) {
             task.run();
         }
     }
@@ -522,7 +528,7 @@ public final class AggregateDispatcher<M> implements RuntimeComponent {
     private void execute(LaneBatch<M> batch) {
         try {
             executor.execute(batch);
-        } catch (RejectedExecutionException refused) {
+        } catch (RuntimeException refused) {
             for (Lane<M> lane : batch.lanes()) {
                 schedulerRefused(lane, refused);
             }
@@ -533,7 +539,7 @@ public final class AggregateDispatcher<M> implements RuntimeComponent {
     private void execute(Lane<M> lane) {
         try {
             executor.execute(lane);
-        } catch (RejectedExecutionException refused) {
+        } catch (RuntimeException refused) {
             schedulerRefused(lane, refused);
         }
     }
@@ -681,7 +687,7 @@ public final class AggregateDispatcher<M> implements RuntimeComponent {
         lane.handOver(); // the retry continues the lane elsewhere: its count must be exact by then
         try {
             Objects.requireNonNull(scheduler, "scheduler").schedule(lane, backoff.toNanos(), TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException refused) {
+        } catch (RuntimeException refused) {
             schedulerRefused(lane, refused);
         }
     }
@@ -700,7 +706,7 @@ public final class AggregateDispatcher<M> implements RuntimeComponent {
      * The scheduler refused work for a lane the caller owns: every envelope of the lane goes back to its source, and the
      * owner is told. After a force stop, the stop has rejected them already.
      */
-    private void schedulerRefused(Lane<M> lane, RejectedExecutionException refused) {
+    private void schedulerRefused(Lane<M> lane, RuntimeException refused) {
         if (state.get() == State.STOPPED) {
             return;
         }

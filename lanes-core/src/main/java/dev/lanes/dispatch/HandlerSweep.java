@@ -1,7 +1,6 @@
 package dev.lanes.dispatch;
 
 import java.time.Duration;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
@@ -131,7 +130,7 @@ final class HandlerSweep<M> implements Runnable {
         }
         try {
             next = on.schedule(this, periodNanos, TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException refused) {
+        } catch (RuntimeException refused) { // a user's scheduler may throw what it likes: it refuses too
             log.warn(
                     "{} scheduler refused its handler-timeout sweep; handlers are no longer timed: {}", owner, refused);
             return;

@@ -21,9 +21,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.event.Level;
+import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 import reactor.test.StepVerifier;
 import reactor.test.scheduler.VirtualTimeScheduler;
 
@@ -193,6 +195,61 @@ class FailureIsolationTest {
                 .expectErrorMessage(context.failures.get(0).getMessage())
                 .verify(PROMPTLY);
         assertFaultLogged(context.failures.get(0));
+    }
+
+    @Test
+    void aSchedulerThatThrowsSomethingElseThanARefusalIsAFaultTooAndNothingWaitsForIt() {
+        RecordingContext context = new RecordingContext();
+        Scheduler workers = Schedulers.newParallel("throwing-after-start", 1);
+        try {
+            AtomicInteger taken = new AtomicInteger();
+            // a user's scheduler, not Reactor's (which turns whatever its executor throws into a refusal)
+            Scheduler throwing = new Scheduler() {
+                @Override
+                public Disposable schedule(Runnable task) {
+                    if (taken.getAndIncrement() > 0) {
+                        throw new IllegalStateException("the pool is being resized");
+                    }
+                    return workers.schedule(task);
+                }
+
+                @Override
+                public Worker createWorker() {
+                    return workers.createWorker();
+                }
+            };
+            AggregateDispatcher<String> dispatcher = fixture.started(
+                    fixture.builder(exchange -> Mono.empty())
+                            .schedulers(fixedScheduler(throwing))
+                            .build(),
+                    context);
+
+            List<TestExchange> exchanges = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                TestExchange exchange = TestExchange.of("o-" + i, 0);
+                exchanges.add(exchange);
+                // emitted from this thread: each is queued for a drain the scheduler is asked to run
+                fixture.emit(exchange);
+            }
+
+            await().atMost(PROMPTLY).until(() -> exchanges.stream().allMatch(e -> e.settled.isDone()));
+            assertThat(exchanges)
+                    .allSatisfy(exchange -> assertThat(exchange.rejection())
+                            .isInstanceOfSatisfying(
+                                    ExchangeRejectedException.class,
+                                    rejected -> assertThat(rejected.reason())
+                                            .isEqualTo(ExchangeRejectedException.Reason.FAULT)));
+            assertThat(context.failures)
+                    .first()
+                    .satisfies(failure -> assertThat(failure)
+                            .hasMessageContaining("scheduler refused work")
+                            .hasRootCauseMessage("the pool is being resized"));
+            StepVerifier.create(dispatcher.stopGracefully())
+                    .expectErrorMessage(context.failures.get(0).getMessage())
+                    .verify(PROMPTLY);
+        } finally {
+            workers.dispose();
+        }
     }
 
     @Test
