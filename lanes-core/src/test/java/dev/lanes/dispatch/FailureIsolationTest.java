@@ -247,6 +247,7 @@ class FailureIsolationTest {
             StepVerifier.create(dispatcher.stopGracefully())
                     .expectErrorMessage(context.failures.get(0).getMessage())
                     .verify(PROMPTLY);
+            assertFaultLogged(context.failures.get(0));
         } finally {
             workers.dispose();
         }
