@@ -126,7 +126,7 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
             + " END LOOP;"
             + " END$$";
     // the 64-bit id of a subtransaction from its 32-bit xmin and the transaction's own 64-bit id, which is below it
-    // by less than 2^31. The previous version's check is PREVIOUS_VERSION once per stream.
+    // by less than 2^31. The previous version is checked per stream by previousVersion.
     private static final String BATCH_INSERT = "INSERT INTO lanes_event_streams (tenant_id, context_name,"
             + " aggregate_name, aggregate_id, version, stream_id, request_id, command_id, created_at, headers, events,"
             + " position)"
