@@ -3,7 +3,6 @@ package dev.lanes.postgres;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientException;
@@ -13,7 +12,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.postgresql.Driver;
-import org.postgresql.PGStatement;
 import org.postgresql.ds.common.BaseDataSource;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
@@ -46,22 +44,6 @@ final class Jdbc implements AutoCloseable {
         this.scheduler = Schedulers.newBoundedElastic(threads, QUEUED_TASKS_PER_THREAD, SCHEDULER_NAME, 60, true);
         this.server = server;
         this.ownedPool = ownedPool;
-    }
-
-    /**
-     * A statement the server plans for its parameters at every execution: the driver never makes it a named
-     * server-side statement, whose plan PostgreSQL may cache in a generic form after five executions. For a batched
-     * lookup joining {@code unnest} arrays to a table: a generic plan chosen while the table was small (a hash join over a
-     * sequential scan, cheaper then) stays cached on its connection as the table grows, and every later batch reads the
-     * whole table. Planning each time costs a fraction of a millisecond per batch. Over a driver that is not
-     * PostgreSQL's (a proxy that does not unwrap to it), a plain prepared statement.
-     */
-    static PreparedStatement plannedEachTime(Connection connection, String sql) throws SQLException {
-        PreparedStatement statement = connection.prepareStatement(sql);
-        if (statement.isWrapperFor(PGStatement.class)) {
-            statement.unwrap(PGStatement.class).setPrepareThreshold(0);
-        }
-        return statement;
     }
 
     /** Over a caller's data source, which the caller closes; {@code threads} should match its pool size. */

@@ -997,7 +997,7 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
             columns[4][i] = lookup.requestId();
         }
         @Nullable Found[] found = new Found[size];
-        try (PreparedStatement query = Jdbc.plannedEachTime(connection, BY_REQUEST_IDS)) {
+        try (PreparedStatement query = connection.prepareStatement(BY_REQUEST_IDS)) {
             for (int c = 0; c < columns.length; c++) {
                 query.setArray(c + 1, connection.createArrayOf("text", columns[c]));
             }

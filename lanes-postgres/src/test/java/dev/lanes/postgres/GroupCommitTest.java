@@ -412,11 +412,13 @@ class GroupCommitTest {
 
     /**
      * Batched lookups that first ran while the table held one stream, then again on the same connection once it holds
-     * thousands: they still read the index. The driver used to make the statement a named server-side one after five
-     * executions, and PostgreSQL then cached a generic plan chosen for the small table (a hash join over a sequential
-     * scan); every later batch read the whole table (11 ms a batch at 40,000 streams in the Kafka + PostgreSQL bench,
-     * two thirds of PostgreSQL's time). Sequential reads of the table are counted by the server's statistics, read once
-     * the store's connection closed and its counts arrived.
+     * thousands: they still read the index. The driver makes the statement a named server-side one after five
+     * executions, and PostgreSQL may then cache a generic plan chosen for the small table. For the join on all five
+     * columns the lookup once was, that plan was a hash join over a sequential scan, and every later batch read the
+     * whole table (11 ms a batch at 40,000 streams in the Kafka + PostgreSQL bench, two thirds of PostgreSQL's time);
+     * the lookup's form now, a probe of the request-id key per lookup, keeps reading the index under it. Sequential
+     * reads of the table are counted by the server's statistics, read once the store's connection closed and its
+     * counts arrived.
      */
     @Test
     void batchedLookupsStillReadTheIndexOnceTheTableGrewFromWhereTheyFirstRan() throws Exception {
