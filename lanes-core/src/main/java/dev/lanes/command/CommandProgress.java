@@ -23,6 +23,9 @@ public interface CommandProgress {
 
         @Override
         public void stored(int version, List<Object> events) {}
+
+        @Override
+        public void storedEarlier(String commandId, int version, List<Object> events) {}
     };
 
     /**
@@ -39,4 +42,10 @@ public interface CommandProgress {
 
     /** The append succeeded: the command's events are stored at {@code version}. */
     void stored(int version, List<Object> events);
+
+    /**
+     * The command's request id was stored earlier, by command {@code commandId} (this one, or an earlier send of the
+     * request id): its events at {@code version} are what this command's senders are answered with.
+     */
+    void storedEarlier(String commandId, int version, List<Object> events);
 }

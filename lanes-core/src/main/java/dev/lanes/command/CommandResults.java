@@ -77,6 +77,14 @@ public final class CommandResults {
         /** As {@link CommandResults#processed}. */
         void processed(CommandMessage command, int version, List<Object> events);
 
+        /**
+         * As {@link CommandResults#storedEarlier}. By default as {@link #processed}: the sender's answer then names
+         * {@code command} instead of {@code storedBy}.
+         */
+        default void storedEarlier(CommandMessage command, String storedBy, int version, List<Object> events) {
+            processed(command, version, events);
+        }
+
         /** As {@link CommandResults#failed}, for a failure that is not a stop (a stopped command is redelivered). */
         void failed(CommandMessage command, Throwable error);
 
@@ -96,6 +104,14 @@ public final class CommandResults {
     public interface RemoteOutcomes {
         /** {@code command} was processed elsewhere: stored at {@code version} (0 and no events: it changed nothing). */
         void processed(CommandMessage command, int version, List<Object> events);
+
+        /**
+         * {@code command}'s request id was stored earlier, by command {@code storedBy}, at {@code version}: the answer
+         * elsewhere to a resend. By default as {@link #processed}.
+         */
+        default void storedEarlier(CommandMessage command, String storedBy, int version, List<Object> events) {
+            processed(command, version, events);
+        }
 
         /** {@code command} failed elsewhere with {@code error} (not a stop: a stopped command is redelivered). */
         void failed(CommandMessage command, Throwable error);
@@ -168,6 +184,15 @@ public final class CommandResults {
         public void processed(CommandMessage command, int version, List<Object> events) {
             CommandResults.this.processed(
                     Objects.requireNonNull(command, "command"), version, Objects.requireNonNull(events, "events"));
+        }
+
+        @Override
+        public void storedEarlier(CommandMessage command, String storedBy, int version, List<Object> events) {
+            CommandResults.this.storedEarlier(
+                    Objects.requireNonNull(command, "command"),
+                    Require.notBlank(storedBy, "storedBy"),
+                    version,
+                    Objects.requireNonNull(events, "events"));
         }
 
         @Override
@@ -267,6 +292,20 @@ public final class CommandResults {
             apply(tracked, tracked.processed(version, events, expectedProjections(command), stoppedProjections));
         } else {
             untracked.processed(command, version, events);
+        }
+    }
+
+    /**
+     * The command's request id was stored earlier, by command {@code storedBy} (an earlier send of it, or this one): its
+     * senders are answered with those events at {@code version}, as processed, the result naming {@code storedBy}.
+     */
+    void storedEarlier(CommandMessage command, String storedBy, int version, List<Object> events) {
+        TrackedCommand tracked = byCommandId.get(command.messageId());
+        if (tracked != null) {
+            tracked.storedEarlier(storedBy, version, events);
+            apply(tracked, tracked.processed(version, events, expectedProjections(command), stoppedProjections));
+        } else {
+            untracked.storedEarlier(command, storedBy, version, events);
         }
     }
 

@@ -20,10 +20,16 @@ import reactor.core.publisher.Mono;
 import reactor.util.context.ContextView;
 
 /**
- * Answers a request id the store already holds with what it stored (or with the refusal its command got); joins a send of the same message that is in flight
- * (a wait of its own, no second dispatch); waits behind a send of another message of the same request id that is in
- * flight, then sends again; else registers the sender's wait with {@link CommandResults} and sends. A command that
- * fails to send leaves nothing behind.
+ * Joins a send of the same message that is in flight (a wait of its own, no second dispatch); waits behind a send of
+ * another message of the same request id that is in flight, then sends again; else registers the sender's wait with
+ * {@link CommandResults} and sends. A command that fails to send leaves nothing behind.
+ *
+ * <p>The store is not asked for the request id on the way: a command's lane learns that its request id is stored when
+ * the store refuses its append ({@code DuplicateRequestIdException}, the store's unique key), or when its handler
+ * refused it or decided nothing, and answers it then with what the request id got the first time. A sender waiting for
+ * {@link WaitStage#PROJECTED} is the exception: the projections of a stored stream never report again, so such a send
+ * asks the store first, and a request id it holds is answered from it at {@link WaitStage#PROCESSED} (or with the
+ * refusal its command got).
  */
 final class DefaultCommandGateway implements CommandGateway {
     private final CommandBus commandBus;
@@ -57,9 +63,9 @@ final class DefaultCommandGateway implements CommandGateway {
         Objects.requireNonNull(waitStage, "waitStage");
         Require.positive(timeout, "timeout");
         if (interceptors.isEmpty()) {
-            return Mono.defer(() -> lookup(command, waitStage, timeout));
+            return Mono.defer(() -> dispatch(command, waitStage, timeout));
         }
-        return Mono.deferContextual(context -> lookup(intercepted(command, context), waitStage, timeout));
+        return Mono.deferContextual(context -> dispatch(intercepted(command, context), waitStage, timeout));
     }
 
     /** What the interceptors make of {@code command}, in order; what one throws ends the send. */
@@ -79,8 +85,14 @@ final class DefaultCommandGateway implements CommandGateway {
         return current;
     }
 
+    private Mono<CommandResult> dispatch(CommandMessage command, WaitStage waitStage, Duration timeout) {
+        return waitStage == WaitStage.PROJECTED
+                ? lookup(command, waitStage, timeout)
+                : track(command, waitStage, timeout);
+    }
+
     /**
-     * Answers from the store, or sends. The lookup counts against the sender's timeout: a store that does not answer
+     * Answers from the store, or sends: for a {@code PROJECTED} wait only. The lookup counts against the sender's timeout: a store that does not answer
      * (a locked table, a server that accepts connections and never answers) ends the send at its deadline, timed out
      * with its storage unknown, and the wait that follows a lookup has only the time the lookup left.
      */
@@ -121,13 +133,13 @@ final class DefaultCommandGateway implements CommandGateway {
             return wait.outcome(); // the same message is in flight: this sender waits for it, it is not sent again
         }
         if (wait.role == TrackedCommand.Wait.Role.BEHIND) {
-            // another message of the request is in flight (or this one just ended): once it ended, the store (or a new
-            // send) answers this one
+            // another message of the request is in flight (or this one just ended): once it ended, this one is sent,
+            // and its lane answers it with what the other stored
             return wait.entry
                     .ended()
                     .timeout(timeout, results.timer())
                     .onErrorMap(TimeoutException.class, late -> timedOut(command, waitStage, late))
-                    .then(Mono.defer(() -> lookup(command, waitStage, timeout)));
+                    .then(Mono.defer(() -> dispatch(command, waitStage, timeout)));
         }
         // the wait is not held behind the bus's acknowledgement (a broker that never acknowledges, a producer stuck in
         // its retries, must not keep the sender past its timeout): the send starts when the wait is subscribed, and a

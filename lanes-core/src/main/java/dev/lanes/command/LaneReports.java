@@ -23,6 +23,15 @@ public final class LaneReports {
         results.processed(command, version, events);
     }
 
+    /**
+     * The command's request id was stored earlier, by command {@code storedBy}: its senders are answered with those
+     * events at {@code version}.
+     */
+    public static void storedEarlier(
+            CommandResults results, CommandMessage command, String storedBy, int version, List<Object> events) {
+        results.storedEarlier(command, storedBy, version, events);
+    }
+
     /** The command failed in its lane: its waits are answered with {@code error}. */
     public static void failed(CommandResults results, CommandMessage command, Throwable error) {
         results.failed(command, error);

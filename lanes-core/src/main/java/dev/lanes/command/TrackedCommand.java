@@ -213,6 +213,13 @@ final class TrackedCommand implements CommandProgress {
         storedResult = result(WaitStage.PROCESSED, version, events);
     }
 
+    @Override
+    public synchronized void storedEarlier(String commandId, int version, List<Object> events) {
+        progress = Progress.STORED;
+        storedResult = new CommandResult(
+                commandId, command.requestId(), command.aggregateId(), WaitStage.PROCESSED, version, events);
+    }
+
     // ---------------------------------------------------------------- decisions, each for every wait not ended
 
     /** The lane began handling the command: a {@code SENT} wait is done. */

@@ -23,8 +23,15 @@ public interface EventStore {
      *
      * <p>Errors: {@link DuplicateAggregateIdException} when version 1 is taken (another create won),
      * {@link EventVersionConflictException} when a later version is taken (another writer won; recoverable: reload and
-     * retry), {@link DuplicateRequestIdException} when the aggregate already has a stream for the request id, {@link
-     * IllegalArgumentException} when the version would leave a gap.
+     * retry), {@link DuplicateRequestIdException} when the aggregate already has a stream for the request id or (a
+     * store that overrides {@link #recordRefusal}) a refusal of it, {@link IllegalArgumentException} when the version
+     * would leave a gap. The version is checked before the request id.
+     *
+     * <p>The request id check is the command path's idempotency check: a command is decided and appended without
+     * asking the store for its request id first, and a resend of a request id the store holds learns it here, then
+     * is answered with what {@link #findRequest} finds. So a store that remembers refusals must refuse an append under
+     * a refused request id too, in the same atomic step as the append: else a resend that the aggregate's moved-on
+     * state now accepts would be stored instead of being answered with its refusal.
      */
     Mono<Void> append(DomainEventStream stream);
 
@@ -143,8 +150,9 @@ public interface EventStore {
 
     /**
      * Remembers that the aggregate refused a command by a business rule, under its request id, so that {@link
-     * #findRequest} answers a resend with the refusal. The first refusal of a request id stays; a refusal of a request
-     * id that stored a stream changes nothing (the stream wins).
+     * #findRequest} answers a resend with the refusal, and {@link #append} refuses a stream under it ({@link
+     * DuplicateRequestIdException}). The first refusal of a request id stays; a refusal of a request id that stored a
+     * stream changes nothing (the stream wins).
      *
      * <p>The default remembers nothing (and says so by completing): a store that does not override it lets a refused
      * request id be decided again when it is resent. Both shipped stores remember.
@@ -155,8 +163,11 @@ public interface EventStore {
 
     /**
      * What the store holds for a request id on an aggregate, in one read: the stream it stored ({@link
-     * #findByRequestId}) or the refusal it got ({@link #recordRefusal}); empty when it has neither. The command gateway
-     * and a redelivered command ask this before a command is decided.
+     * #findByRequestId}) or the refusal it got ({@link #recordRefusal}); empty when it has neither. A command's lane
+     * asks this when the store refused its append as a {@link DuplicateRequestIdException}, when its handler failed or
+     * refused it, or decided nothing (a resend is answered with what its request id got the first time), and before deciding a
+     * command its bus may have delivered before; the gateway asks it before sending a command whose sender waits for
+     * its projections.
      *
      * <p>The default asks {@link #findByRequestId} only: it knows no refusals.
      *

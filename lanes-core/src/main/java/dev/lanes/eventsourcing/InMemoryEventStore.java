@@ -56,6 +56,9 @@ final class InMemoryEventStore implements EventStore {
                 throw new IllegalArgumentException("Appending version " + stream.version() + " to "
                         + stream.aggregateId() + " would leave a gap: the stored version is " + stored);
             }
+            if (log.refusals.containsKey(stream.requestId())) {
+                throw DuplicateRequestIdException.refusedEarlier(stream.aggregateId(), stream.requestId());
+            }
             if (log.byRequestId.putIfAbsent(stream.requestId(), stream) != null) {
                 throw DuplicateRequestIdException.of(stream.aggregateId(), stream.requestId());
             }

@@ -11,8 +11,11 @@ import dev.lanes.eventsourcing.EventStore;
 import dev.lanes.messaging.CommandMessage;
 import dev.lanes.messaging.DomainEventStream;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -20,9 +23,10 @@ import reactor.core.publisher.Sinks;
 import reactor.test.scheduler.VirtualTimeScheduler;
 
 /**
- * The whole send is bounded by the sender's timeout, the gateway's request-id lookup included: a store that does not
- * answer the lookup (a locked table, a server that never answers) ends the send at its deadline, and a lookup that
- * answers late leaves the wait only the rest of the timeout.
+ * The gateway asks the store for a request id only before a send whose sender waits for {@code PROJECTED}; the whole
+ * send is then bounded by the sender's timeout, the lookup included: a store that does not answer the lookup (a locked
+ * table, a server that never answers) ends the send at its deadline, and a lookup that answers late leaves the wait
+ * only the rest of the timeout. Other sends go to the bus without asking the store.
  */
 class BoundedLookupTest {
     private static final NamedAggregate ORDER = NamedAggregate.of("shop", "order");
@@ -31,13 +35,29 @@ class BoundedLookupTest {
     private final VirtualTimeScheduler time = VirtualTimeScheduler.create();
     private final CommandResults results = new CommandResults(TIMEOUT, time);
     private final Sinks.One<DomainEventStream> lookupAnswer = Sinks.one();
-    private final CommandGateway gateway = CommandGateways.create(new TakingBus(), new SlowLookupStore(), results);
+    private final AtomicInteger lookups = new AtomicInteger();
+    private final TakingBus bus = new TakingBus();
+    private final CommandGateway gateway = CommandGateways.create(bus, new SlowLookupStore(), results);
+
+    @Test
+    void aSendThatDoesNotWaitForProjectionsGoesToTheBusWithoutAskingTheStore() {
+        for (WaitStage stage : List.of(WaitStage.SENT, WaitStage.PROCESSED)) {
+            CommandMessage command = CommandMessage.of(AggregateId.of(ORDER, "o-" + stage), "Place", "r-" + stage);
+
+            gateway.send(command, stage).subscribe(result -> {}, error -> {});
+
+            assertThat(bus.sent)
+                    .as("sent for %s while the lookup has not answered", stage)
+                    .contains(command);
+        }
+        assertThat(lookups).hasValue(0);
+    }
 
     @Test
     void aLookupTheStoreNeverAnswersEndsTheSendAtItsDeadlineWithItsStorageUnknown() {
         CommandMessage command = CommandMessage.of(AggregateId.of(ORDER, "o-1"), "Place", "r-1");
         CompletableFuture<CommandResult> sent =
-                gateway.send(command, WaitStage.PROCESSED).toFuture();
+                gateway.send(command, WaitStage.PROJECTED).toFuture();
 
         time.advanceTimeBy(TIMEOUT.minusMillis(1));
         assertThat(sent).isNotDone();
@@ -52,8 +72,9 @@ class BoundedLookupTest {
     void aLookupAnsweredLateLeavesTheWaitOnlyTheRestOfTheTimeout() {
         CommandMessage command = CommandMessage.of(AggregateId.of(ORDER, "o-2"), "Place", "r-2");
         CompletableFuture<CommandResult> sent =
-                gateway.send(command, WaitStage.PROCESSED).toFuture();
+                gateway.send(command, WaitStage.PROJECTED).toFuture();
         time.advanceTimeBy(Duration.ofSeconds(20));
+        assertThat(bus.sent).as("nothing sent before the lookup answered").isEmpty();
         lookupAnswer.tryEmitEmpty(); // not stored: the command is sent, and nothing handles it in this test
 
         time.advanceTimeBy(Duration.ofSeconds(10).minusMillis(1));
@@ -79,8 +100,11 @@ class BoundedLookupTest {
 
     /** Takes every command and hands none to a receiver: nothing answers a sent command in this test. */
     private static final class TakingBus implements CommandBus {
+        final List<CommandMessage> sent = new CopyOnWriteArrayList<>();
+
         @Override
         public Mono<Void> send(CommandMessage command) {
+            sent.add(command);
             return Mono.empty();
         }
 
@@ -109,6 +133,7 @@ class BoundedLookupTest {
 
         @Override
         public Mono<DomainEventStream> findByRequestId(AggregateId aggregateId, String requestId) {
+            lookups.incrementAndGet();
             return lookupAnswer.asMono();
         }
     }

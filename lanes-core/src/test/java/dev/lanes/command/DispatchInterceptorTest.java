@@ -103,15 +103,21 @@ class DispatchInterceptorTest {
     }
 
     @Test
-    void theyRunBeforeTheStoreAnswersARequestIdAgain() {
+    void theyRunAtEverySendOfARequestIdThatTheStoreThenAnswers() {
         start(header("first"));
         CommandMessage deposit = CommandMessage.of(TILL_1, new Deposit(5), "req-3");
-        lanes.gateway().send(deposit, WaitStage.PROCESSED, TIMEOUT).block(TIMEOUT);
+        CommandResult first =
+                lanes.gateway().send(deposit, WaitStage.PROCESSED, TIMEOUT).block(TIMEOUT);
 
-        lanes.gateway().send(deposit, WaitStage.PROCESSED, TIMEOUT).block(TIMEOUT);
+        CommandResult again =
+                lanes.gateway().send(deposit, WaitStage.PROCESSED, TIMEOUT).block(TIMEOUT);
 
         assertThat(calls).hasSize(2);
-        assertThat(handled).hasValue(1);
+        // the resend is decided again (nothing asks the store before), and the store's request id key refuses its
+        // append: it is answered with what the first send stored
+        assertThat(handled).hasValue(2);
+        assertThat(again).isEqualTo(first);
+        assertThat(store.load(TILL_1, 1).collectList().block(TIMEOUT)).hasSize(1);
     }
 
     @Test

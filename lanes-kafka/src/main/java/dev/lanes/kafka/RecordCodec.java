@@ -194,6 +194,10 @@ final class RecordCodec {
             if (projection != null) {
                 json.writeStringField("projection", projection);
             }
+            String storedBy = reply.storedBy();
+            if (storedBy != null) {
+                json.writeStringField("storedBy", storedBy);
+            }
         });
     }
 
@@ -219,7 +223,8 @@ final class RecordCodec {
                                 text(failure, "message"),
                                 require(failure, "recoverable").asBoolean(),
                                 failure.path("rejected").asBoolean(false)),
-                json.hasNonNull("projection") ? text(json, "projection") : null);
+                json.hasNonNull("projection") ? text(json, "projection") : null,
+                json.hasNonNull("storedBy") ? text(json, "storedBy") : null);
     }
 
     // ---------------------------------------------------------------- parts

@@ -100,6 +100,14 @@ final class Replies implements CommandResults.UntrackedOutcomes {
     }
 
     @Override
+    public void storedEarlier(CommandMessage command, String storedBy, int version, List<Object> events) {
+        String to = senders.remove(command.messageId());
+        if (to != null) {
+            send(Reply.storedEarlier(to, instance, command, storedBy, version, events));
+        }
+    }
+
+    @Override
     public void failed(CommandMessage command, Throwable error) {
         String to = senders.remove(command.messageId());
         if (to != null) {
@@ -253,7 +261,12 @@ final class Replies implements CommandResults.UntrackedOutcomes {
         if (projection != null) {
             target.projected(reply.commandId(), projection);
         } else if (failure == null) {
-            target.processed(command, reply.version(), reply.events());
+            String storedBy = reply.storedBy();
+            if (storedBy == null) {
+                target.processed(command, reply.version(), reply.events());
+            } else {
+                target.storedEarlier(command, storedBy, reply.version(), reply.events());
+            }
         } else {
             target.failed(command, remoteFailure(failure, reply.from()));
         }

@@ -15,6 +15,8 @@ import org.jspecify.annotations.Nullable;
  * @param to the sending instance
  * @param from the handling instance
  * @param projection the projection that handled the command's events, or null for the command's own outcome
+ * @param storedBy for a processed command whose request id was stored earlier (a resend), the command that stored it;
+ *     else null
  */
 record Reply(
         String to,
@@ -25,7 +27,8 @@ record Reply(
         int version,
         List<Object> events,
         @Nullable Failure failure,
-        @Nullable String projection) {
+        @Nullable String projection,
+        @Nullable String storedBy) {
 
     /**
      * A failure, by the name and message of its exception type (the exception itself stays on its instance).
@@ -51,13 +54,39 @@ record Reply(
                 version,
                 events,
                 failure,
+                null,
                 null);
+    }
+
+    /** A resend's outcome: its request id stored {@code events} at {@code version} earlier, by command {@code storedBy}. */
+    static Reply storedEarlier(
+            String to, String from, CommandMessage command, String storedBy, int version, List<Object> events) {
+        return new Reply(
+                to,
+                from,
+                command.messageId(),
+                command.requestId(),
+                command.aggregateId(),
+                version,
+                events,
+                null,
+                null,
+                storedBy);
     }
 
     /** {@code projection} on instance {@code from} handled the events of {@code stream}'s command. */
     static Reply projected(String to, String from, DomainEventStream stream, String projection) {
         return new Reply(
-                to, from, stream.commandId(), stream.requestId(), stream.aggregateId(), 0, List.of(), null, projection);
+                to,
+                from,
+                stream.commandId(),
+                stream.requestId(),
+                stream.aggregateId(),
+                0,
+                List.of(),
+                null,
+                projection,
+                null);
     }
 
     Reply {

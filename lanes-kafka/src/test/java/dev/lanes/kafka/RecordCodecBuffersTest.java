@@ -100,7 +100,7 @@ class RecordCodecBuffersTest {
     void anAnswersEventsAreEncodedWithTheThreadsRecycledBuffers() {
         AggregateId id = AggregateId.of(ORDER, "o-3");
 
-        codec.encode(new Reply("a", "b", "m", "r", id, 4, List.of(new Placed("x")), null, null));
+        codec.encode(new Reply("a", "b", "m", "r", id, 4, List.of(new Placed("x")), null, null, null));
 
         assertThat(probe.seen)
                 .hasSize(1)

@@ -61,19 +61,23 @@ class RecordCodecTest {
     }
 
     @Test
-    void anAnswerRoundTripsWithItsEventsItsFailureOrItsProjection() {
+    void anAnswerRoundTripsWithItsEventsItsFailureItsProjectionOrTheCommandThatStoredIt() {
         AggregateId id = AggregateId.of(ORDER, "o-3");
-        Reply processed = new Reply("a", "b", "m", "r", id, 4, List.of(new Placed("x", List.of())), null, null);
-        Reply failed = new Reply("a", "b", "m", "r", id, 0, List.of(), new Reply.Failure("T", "no", true, false), null);
-        Reply projected = new Reply("a", "b", "m", "r", id, 0, List.of(), null, "Balances");
+        Reply processed = new Reply("a", "b", "m", "r", id, 4, List.of(new Placed("x", List.of())), null, null, null);
+        Reply failed =
+                new Reply("a", "b", "m", "r", id, 0, List.of(), new Reply.Failure("T", "no", true, false), null, null);
+        Reply projected = new Reply("a", "b", "m", "r", id, 0, List.of(), null, "Balances", null);
         Headers headers = RecordCodec.headers(RecordCodec.Kind.REPLY);
 
         assertThat(codec.decodeReply(headers, codec.encode(processed))).isEqualTo(processed);
         assertThat(codec.decodeReply(headers, codec.encode(failed))).isEqualTo(failed);
-        Reply refused =
-                new Reply("a", "b", "m", "r", id, 0, List.of(), new Reply.Failure("B", "closed", false, true), null);
+        Reply refused = new Reply(
+                "a", "b", "m", "r", id, 0, List.of(), new Reply.Failure("B", "closed", false, true), null, null);
         assertThat(codec.decodeReply(headers, codec.encode(refused))).isEqualTo(refused);
         assertThat(codec.decodeReply(headers, codec.encode(projected))).isEqualTo(projected);
+        Reply storedEarlier =
+                new Reply("a", "b", "m2", "r", id, 4, List.of(new Placed("x", List.of())), null, null, "m");
+        assertThat(codec.decodeReply(headers, codec.encode(storedEarlier))).isEqualTo(storedEarlier);
     }
 
     @Nested
@@ -122,7 +126,16 @@ class RecordCodecTest {
                     })
                     .build());
             Reply reply = new Reply(
-                    "a", "b", "m", "r", stream.aggregateId(), 1, List.of(new Placed("ink", List.of())), null, null);
+                    "a",
+                    "b",
+                    "m",
+                    "r",
+                    stream.aggregateId(),
+                    1,
+                    List.of(new Placed("ink", List.of())),
+                    null,
+                    null,
+                    null);
 
             assertThat(current.decodeStream(RecordCodec.headers(RecordCodec.Kind.EVENTS), older.encode(stream))
                             .events())

@@ -44,13 +44,15 @@ import reactor.core.scheduler.Scheduler;
  * A batch of one stream is one {@code INSERT ... SELECT ... WHERE} statement in its own transaction (one round trip),
  * as before group commit. A larger batch is one transaction of two round trips: one multi-row {@code INSERT ... ON
  * CONFLICT DO NOTHING} (after a {@code DO} block that takes the positions, see below), then the commit. A stream is
- * inserted only if it is version 1 or the aggregate holds the previous version, and only if its version and request
- * id are free; a stream the batch did not insert is then appended alone on the same connection, which inserts it (its
- * previous version committed after the batch's snapshot) or fails it, and only it: a gap with {@link
- * IllegalArgumentException}, a taken version or request id through the violated unique constraint, by name: the
- * primary key on {@code (aggregate, version)} ({@link DuplicateAggregateIdException} at version 1, {@link
- * EventVersionConflictException} later) and {@code (aggregate, request_id)} ({@link DuplicateRequestIdException}).
- * The request id is never looked up on this path. A batch that fails as a whole with a definite error (rolled back)
+ * inserted only if it is version 1 or the aggregate holds the previous version, only if the aggregate refused no
+ * command of its request id ({@link #recordRefusal}: one probe of the refusals' key), and only if its version and
+ * request id are free; a stream the batch did not insert is then appended alone on the same connection, which inserts
+ * it (its previous version committed after the batch's snapshot) or fails it, and only it: a gap with {@link
+ * IllegalArgumentException}, a refused request id with {@link DuplicateRequestIdException#refusedEarlier}, a taken
+ * version or request id through the violated unique constraint, by name: the primary key on {@code (aggregate,
+ * version)} ({@link DuplicateAggregateIdException} at version 1, {@link EventVersionConflictException} later) and
+ * {@code (aggregate, request_id)} ({@link DuplicateRequestIdException}). The request id is never looked up on this
+ * path: this is the command path's idempotency check (see {@link EventStore#append}). A batch that fails as a whole with a definite error (rolled back)
  * is retried stream by stream, so a stream the server refuses fails alone; one whose connection fails (the commit's
  * outcome may be unknown) fails every stream of the batch with {@link PostgresUnavailableException}, as a single
  * append whose acknowledgement is lost does.
@@ -107,10 +109,22 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
                 + version + " ORDER BY p.version DESC LIMIT 1) = " + version + " - 1";
     }
 
+    /**
+     * Whether the aggregate refused no command of the request id ({@link #recordRefusal}): a refusal holds its request
+     * id as a stream does, so an append under it is not stored. A scalar subquery over the refusals' primary key, one
+     * probe, never an anti-join that could hash the table.
+     */
+    private static String notRefused(String tenant, String context, String name, String id, String requestId) {
+        return "(SELECT true FROM lanes_command_refusals f WHERE f.tenant_id = " + tenant + " AND f.context_name = "
+                + context + " AND f.aggregate_name = " + name + " AND f.aggregate_id = " + id + " AND f.request_id = "
+                + requestId + ") IS NULL";
+    }
+
     static final String INSERT = "INSERT INTO lanes_event_streams (tenant_id, context_name, aggregate_name,"
             + " aggregate_id, version, stream_id, request_id, command_id, created_at, headers, events)"
             + " SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS jsonb), CAST(? AS jsonb)"
-            + " WHERE ? = 1 OR " + previousVersion("?", "?", "?", "?", "?");
+            + " WHERE (? = 1 OR " + previousVersion("?", "?", "?", "?", "?") + ") AND "
+            + notRefused("?", "?", "?", "?", "?");
     /*
      * A batch's positions: one subtransaction id per stream. Subtransaction ids come from the same counter as
      * transaction ids and are above their transaction's id, so the readers' cut at the snapshot xmin holds for them as
@@ -136,8 +150,11 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
             + " ?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS b(t, c, a, i, v, s, r, m, at, h, e, n)"
             + " JOIN pg_temp.lanes_append_slots slot ON slot.slot = b.n"
             + " CROSS JOIN (SELECT pg_current_xact_id()::text::bigint AS top) x"
-            + " WHERE b.v = 1 OR " + previousVersion("b.t", "b.c", "b.a", "b.i", "b.v")
+            + " WHERE (b.v = 1 OR " + previousVersion("b.t", "b.c", "b.a", "b.i", "b.v") + ") AND "
+            + notRefused("b.t", "b.c", "b.a", "b.i", "b.r")
             + " ON CONFLICT DO NOTHING RETURNING stream_id";
+    private static final String REFUSED =
+            "SELECT EXISTS (SELECT 1 FROM lanes_command_refusals WHERE " + KEY + " AND request_id = ?)";
     private static final String STORED_VERSION =
             "SELECT coalesce(max(version), 0) FROM lanes_event_streams WHERE " + KEY;
     private static final String PAGE =
@@ -497,7 +514,7 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
                         OffsetDateTime.ofInstant(stream.createdAt().truncatedTo(ChronoUnit.MICROS), ZoneOffset.UTC));
                 insert.setString(i++, encoded.headers());
                 insert.setString(i++, encoded.events());
-                bindVersionCheck(insert, i, id, stream.version());
+                bindChecks(insert, i, id, stream.version(), stream.requestId());
                 inserted = insert.executeUpdate();
             } catch (SQLException failed) {
                 if (UNIQUE_VIOLATION.equals(failed.getSQLState())) {
@@ -512,6 +529,9 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
             if (stored >= stream.version()) {
                 throw taken(stream, stored);
             }
+            if (refused(connection, stream)) {
+                throw DuplicateRequestIdException.refusedEarlier(id, stream.requestId());
+            }
             if (stored < stream.version() - 1 || attempt == 3) {
                 throw new IllegalArgumentException("Appending version " + stream.version() + " to " + id
                         + " would leave a gap: the stored version is " + stored);
@@ -520,12 +540,27 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
         }
     }
 
-    /** Binds the version check of {@link #INSERT}, its last parameters from {@code index}. */
-    static void bindVersionCheck(PreparedStatement insert, int index, AggregateId id, int version) throws SQLException {
+    /** Binds the version and refusal checks of {@link #INSERT}, its last parameters from {@code index}. */
+    static void bindChecks(PreparedStatement insert, int index, AggregateId id, int version, String requestId)
+            throws SQLException {
         insert.setInt(index, version);
         int i = bindKey(insert, index + 1, id);
-        insert.setInt(i, version);
-        insert.setInt(i + 1, version);
+        insert.setInt(i++, version);
+        insert.setInt(i++, version);
+        i = bindKey(insert, i, id);
+        insert.setString(i, requestId);
+    }
+
+    /** Whether the aggregate refused a command of the stream's request id (its append was not stored for that). */
+    private static boolean refused(Connection connection, DomainEventStream stream) throws SQLException {
+        try (PreparedStatement query = connection.prepareStatement(REFUSED)) {
+            int i = bindKey(query, 1, stream.aggregateId());
+            query.setString(i, stream.requestId());
+            try (ResultSet rows = query.executeQuery()) {
+                rows.next();
+                return rows.getBoolean(1);
+            }
+        }
     }
 
     private RuntimeException rejected(Connection connection, DomainEventStream stream, SQLException failed)

@@ -49,7 +49,8 @@ class GlobalPositionTest {
                 int i = PostgresEventStore.bindKey(insert, 1, id);
                 insert.setInt(i++, 1);
                 insert.setString(i++, "stream-" + UUID.randomUUID());
-                insert.setString(i++, "req-" + UUID.randomUUID());
+                String requestId = "req-" + UUID.randomUUID();
+                insert.setString(i++, requestId);
                 insert.setString(i++, "cmd-" + UUID.randomUUID());
                 insert.setObject(i++, OffsetDateTime.now(ZoneOffset.UTC));
                 insert.setString(i++, "{}");
@@ -57,7 +58,7 @@ class GlobalPositionTest {
                         i++,
                         "[{\"sequence\": 1, \"type\": \"" + type
                                 + "\", \"payload\": {\"amount\": 5, \"reference\": \"\"}}]");
-                PostgresEventStore.bindVersionCheck(insert, i, id, 1);
+                PostgresEventStore.bindChecks(insert, i, id, 1, requestId);
                 assertThat(insert.executeUpdate()).isEqualTo(1);
             }
             try (PreparedStatement query = connection.prepareStatement("SELECT pg_current_xact_id()::text::bigint");

@@ -814,6 +814,45 @@ public abstract class EventStoreContract {
         }
 
         @Test
+        @DisplayName("an append under a refused request id fails with DuplicateRequestIdException and stores nothing:"
+                + " the refusal still answers it")
+        void refusedRequestIdTakesNoStream() {
+            AggregateId id = newAggregateId();
+            DomainEventStream opened = stream(id, 1, new Opened("refusing", 1, false));
+            append(opened);
+            String requestId = "req-" + UUID.randomUUID();
+            CommandRefusal refused = refusal(id, requestId, "insufficient funds: 0 < 50", null);
+            StepVerifier.create(store.recordRefusal(refused)).expectComplete().verify(timeout());
+
+            StepVerifier.create(store.append(stream(id, 2, requestId, new Deposited(50))))
+                    .expectErrorSatisfies(e -> {
+                        assertThat(e).isInstanceOf(DuplicateRequestIdException.class);
+                        DuplicateRequestIdException duplicate = (DuplicateRequestIdException) e;
+                        assertThat(duplicate.isRecoverable()).isFalse();
+                        assertThat(duplicate.requestId()).isEqualTo(requestId);
+                        assertThat(duplicate.aggregateId()).isEqualTo(id);
+                    })
+                    .verify(timeout());
+            assertStored(id, List.of(opened));
+            StepVerifier.create(store.findRequest(id, requestId))
+                    .assertNext(found -> {
+                        assertThat(found.stream()).isNull();
+                        assertThat(found.refusal()).isEqualTo(refused);
+                    })
+                    .expectComplete()
+                    .verify(timeout());
+
+            // the version stays free, and the request id is refused on its aggregate only
+            DomainEventStream second = stream(id, 2, new Deposited(10));
+            append(second);
+            AggregateId other = newAggregateId();
+            DomainEventStream onOther = stream(other, 1, requestId, new Opened("other", 1, false));
+            append(onOther);
+            assertStored(id, List.of(opened, second));
+            assertStored(other, List.of(onOther));
+        }
+
+        @Test
         @DisplayName("findRequest answers a stored stream, and the stream wins over a refusal of its request id")
         void storedStreamWinsOverARefusal() {
             AggregateId id = newAggregateId();

@@ -48,7 +48,12 @@ import reactor.core.publisher.Mono;
  * successful append, and a failed publication never re-runs the command.
  *
  * <p>Truth for the sender: the lane reports its progress ({@link CommandProgress}) so that a stop is answered with what
- * the store holds. A request id the store already holds is answered with that stored stream (or refusal). After an append whose
+ * the store holds. A request id the store already holds is answered with that stored stream (or refusal): nobody asks
+ * the store before a command is decided; the lane asks it when the store refuses the append under the request id
+ * ({@link DuplicateRequestIdException}: a stream or a refusal holds it), when the handler fails or a rule refuses
+ * the command, and when the handler decides nothing (a resend decided against a state that already holds what its
+ * first send did can fail, be refused or change nothing without reaching the append). A resend is thus decided again, and its decision is thrown
+ * away for what its request id got the first time: handlers decide, their side effects are not undone. After an append whose
  * outcome is unknown (the store failed without saying whether it committed), the retry first asks the store for the
  * request id, so a commit whose acknowledgement was lost is answered (and published) instead of being decided again.
  * A command its bus may have delivered before ({@link MessageExchange#mayBeRedelivered()}) is checked the same way
@@ -116,9 +121,7 @@ final class AggregateProcessor<S> {
         return handling.doOnSuccess(done -> forget(command))
                 .onErrorResume(CommandFailed.class, failed -> {
                     forget(command);
-                    return failed.handlerError instanceof CommandRejectedException rejected
-                            ? remembered(command, rejected)
-                            : Mono.fromRunnable(() -> LaneReports.failed(results, command, failed.handlerError));
+                    return storedOrFailed(command, progress, failed.handlerError);
                 })
                 .doOnError(error -> cache.evict(command.aggregateId()))
                 .onErrorResume(NonRecoverableException.class, error -> {
@@ -129,7 +132,21 @@ final class AggregateProcessor<S> {
     }
 
     /**
-     * A rule refused the command: the refusal is stored under its request id before its sender learns it, so that a
+     * The handler (or an applier) failed, or a rule refused the command: if its request id got an answer before (this
+     * is a resend, decided against a state that holds what the first send did: "already open", "insufficient funds"),
+     * that answer; else the failure, a rule's refusal remembered first.
+     */
+    private Mono<Void> storedOrFailed(CommandMessage command, CommandProgress progress, Throwable handlerError) {
+        return storedBefore(command, progress)
+                .switchIfEmpty(Mono.defer(() -> (handlerError instanceof CommandRejectedException rejected
+                                ? remembered(command, rejected)
+                                : Mono.<Void>fromRunnable(() -> LaneReports.failed(results, command, handlerError)))
+                        .thenReturn(true)))
+                .then();
+    }
+
+    /**
+     * A rule refused the command, and its request id has no answer yet: the refusal is stored under its request id before its sender learns it, so that a
      * resend of the request id is answered with it. A store that cannot take it leaves the request id free (logged);
      * the sender is answered with the rejection either way.
      */
@@ -221,8 +238,13 @@ final class AggregateProcessor<S> {
             CommandProgress progress,
             MessageTrace trace) {
         if (decided.isEmpty()) {
-            LaneReports.processed(results, command, 0, List.of());
-            return Mono.empty();
+            // nothing to append, so the store's request id key cannot say whether this is a resend: ask it
+            return storedBefore(command, progress)
+                    .switchIfEmpty(Mono.fromCallable(() -> {
+                        LaneReports.processed(results, command, 0, List.of());
+                        return true;
+                    }))
+                    .then();
         }
         // one immutable copy (none if immutable already): the stream, the state and every answer share it
         return append(state, command, List.copyOf(decided), progress, trace);
@@ -332,13 +354,13 @@ final class AggregateProcessor<S> {
                     }
                     // another command of this request id is refused as a reuse
                     DomainEventStream stored = StoredCommands.storedOrThrow(command, outcome);
-                    progress.stored(stored.version(), stored.payloads());
+                    progress.storedEarlier(stored.commandId(), stored.version(), stored.payloads());
                     Mono<Void> published = stored.commandId().equals(command.messageId())
                             ? logged(eventBus.publish(stored), stored)
                             : Mono.empty();
                     return published
-                            .then(Mono.fromRunnable(
-                                    () -> LaneReports.processed(results, command, stored.version(), stored.payloads())))
+                            .then(Mono.fromRunnable(() -> LaneReports.storedEarlier(
+                                    results, command, stored.commandId(), stored.version(), stored.payloads())))
                             .thenReturn(true);
                 });
     }
