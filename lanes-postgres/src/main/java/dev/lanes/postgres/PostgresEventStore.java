@@ -95,18 +95,19 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
 
     private static final String KEY = "tenant_id = ? AND context_name = ? AND aggregate_name = ? AND aggregate_id = ?";
     /**
-     * Whether the version before {@code version} of the aggregate is stored, as "the latest stored version below it
-     * is the one before": read from the version key, backwards from {@code version}, one entry. Not {@code EXISTS
-     * (... AND version = v - 1)}: where the statistics said an aggregate has about one stream, PostgreSQL priced the
-     * request-id key (whose first four columns are the aggregate's too) like the version key for it and could read the
-     * aggregate's whole history through it at every append; and while the table was small it hashed the whole table
-     * for the check, a plan it then kept cached as the table grew. A scalar subquery is never hashed, and only the
-     * version key gives its order without a sort.
+     * Whether the version before {@code version} of the aggregate is stored: one probe of the version key by all its
+     * columns, as a scalar subquery ({@code NULL}, so false, when there is none). A scalar subquery is never turned into
+     * a join, which PostgreSQL could hash over the whole table while it was small and keep that plan cached as it grew;
+     * and since schema version 11 the version key is the only index that leads with the aggregate's columns (before, the
+     * request-id key did too, and where the statistics said an aggregate has about one stream PostgreSQL could take it
+     * and read the aggregate's whole history at every append). The probe is by equality, not "the latest version below
+     * this one" read backwards: a backward scan cost about twice the time per stream (18 against 8 to 11 us in
+     * {@code EXPLAIN ANALYZE} of a batch of 64 on PostgreSQL 15).
      */
     private static String previousVersion(String tenant, String context, String name, String id, String version) {
-        return "(SELECT p.version FROM lanes_event_streams p WHERE p.tenant_id = " + tenant + " AND p.context_name = "
-                + context + " AND p.aggregate_name = " + name + " AND p.aggregate_id = " + id + " AND p.version < "
-                + version + " ORDER BY p.version DESC LIMIT 1) = " + version + " - 1";
+        return "(SELECT true FROM lanes_event_streams p WHERE p.tenant_id = " + tenant + " AND p.context_name = "
+                + context + " AND p.aggregate_name = " + name + " AND p.aggregate_id = " + id + " AND p.version = "
+                + version + " - 1)";
     }
 
     /**
@@ -545,7 +546,6 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
             throws SQLException {
         insert.setInt(index, version);
         int i = bindKey(insert, index + 1, id);
-        insert.setInt(i++, version);
         insert.setInt(i++, version);
         i = bindKey(insert, i, id);
         insert.setString(i, requestId);
