@@ -241,7 +241,7 @@ final class BenchCommand implements Callable<Integer> {
 
     private Report command(Progress progress) {
         Buses buses = bus.open();
-        try (Stores stores = store.open()) {
+        try (Stores stores = store.open(spec.commandLine().getErr())) {
             Duration raw = rawBaseline;
             if (raw == null) {
                 return command(progress, stores, buses);

@@ -179,7 +179,7 @@ final class DemoCommand implements Callable<Integer> {
                     spec.commandLine(), "Invalid value for option '--scenario': '" + scenario + "' (bank or orders)");
         }
         if (scenario.equals("orders")) {
-            try (Stores stores = store.open()) {
+            try (Stores stores = store.open(spec.commandLine().getErr())) {
                 return OrdersRun.run(
                                 new OrdersRun.Settings(orders, clients, paymentTimeout, stores),
                                 spec.commandLine().getOut())
@@ -191,7 +191,7 @@ final class DemoCommand implements Callable<Integer> {
         Buses buses = bus.open();
         DemoTracing traced = tracing.open();
         Waterfall waterfall = null;
-        try (Stores stores = store.open()) {
+        try (Stores stores = store.open(spec.commandLine().getErr())) {
             result = BankRun.run(
                     settings(duration, commands, stores, buses),
                     Progress.of(spec.commandLine().getOut(), report.quiet),

@@ -6,6 +6,7 @@ import dev.lanes.postgres.JacksonEventSerializer;
 import dev.lanes.postgres.PostgresDeadLetterQueue;
 import dev.lanes.postgres.PostgresEventStore;
 import dev.lanes.postgres.PostgresOptions;
+import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -49,6 +50,12 @@ final class StoreOptions {
     @Nullable
     String password;
 
+    @Option(
+            names = "--drop-schema",
+            description = "With --store postgres: drop the run's schema (lanes_run_<millis>) when the run ends,"
+                    + " instead of keeping it for inspection.")
+    boolean dropSchema;
+
     /** The URL of the run's schema, once {@link #open()} made it (for the raw baseline's scratch table). */
     @Nullable
     String runUrl;
@@ -56,6 +63,9 @@ final class StoreOptions {
     void validate(CommandSpec spec) {
         if (kind == Kind.POSTGRES && jdbcUrl == null) {
             throw new ParameterException(spec.commandLine(), "--store postgres needs --jdbc-url");
+        }
+        if (kind == Kind.MEMORY && dropSchema) {
+            throw new ParameterException(spec.commandLine(), "--drop-schema needs --store postgres");
         }
         if (kind == Kind.MEMORY && jdbcUrl != null) {
             throw new ParameterException(
@@ -71,7 +81,8 @@ final class StoreOptions {
 
     /**
      * Opens the stores. For PostgreSQL: a fresh schema {@code lanes_run_<millis>} per run (kept afterwards for
-     * inspection), so runs never see each other's accounts; then connects and migrates.
+     * inspection, or dropped when the stores are closed with {@code --drop-schema}), so runs never see each other's
+     * accounts; then connects and migrates.
      *
      * <p>Every connection, the first included, is bounded by {@link #OPTIONS}' timeouts: a server that accepts the
      * connection and never answers fails the run after the connect and login timeout, never hangs it.
@@ -79,7 +90,7 @@ final class StoreOptions {
      * @throws InfrastructureUnavailableException when the server cannot be reached, does not answer in time or refuses
      *     the login, the schema or the migration, naming host and port and never a password
      */
-    Stores open() {
+    Stores open(PrintWriter err) {
         String url = jdbcUrl;
         if (kind == Kind.MEMORY || url == null) {
             return Stores.inMemory("memory", "in-memory event store", EventCodec.bank());
@@ -89,13 +100,13 @@ final class StoreOptions {
         try {
             String inSchema = inFreshSchema(url, schema);
             runUrl = inSchema;
-            return postgres(inSchema, schema);
+            return postgres(url, inSchema, schema, err);
         } catch (SQLException | RuntimeException e) {
             throw target.unavailable(e, OPTIONS);
         }
     }
 
-    private Stores postgres(String url, String schema) {
+    private Stores postgres(String databaseUrl, String url, String schema, PrintWriter err) {
         JacksonEventSerializer codec = EventCodec.bank();
         PostgresEventStore events = PostgresEventStore.connect(url, user, password, OPTIONS, codec);
         try {
@@ -114,6 +125,9 @@ final class StoreOptions {
                 () -> {
                     queues.forEach(PostgresDeadLetterQueue::close);
                     events.close();
+                    if (dropSchema) {
+                        drop(databaseUrl, schema, err);
+                    }
                 },
                 codec,
                 () -> {
@@ -129,6 +143,20 @@ final class StoreOptions {
             statement.execute("CREATE SCHEMA " + schema);
         }
         return url + (url.contains("?") ? "&" : "?") + "currentSchema=" + schema;
+    }
+
+    /**
+     * Drops the run's schema and everything in it, after its stores closed. A failure is told on {@code err}, naming
+     * the schema, and does not fail the run: its figures stand.
+     */
+    private void drop(String url, String schema, PrintWriter err) {
+        try (Connection connection = DriverManager.getConnection(url, connectionProperties());
+                Statement statement = connection.createStatement()) {
+            statement.execute("DROP SCHEMA " + schema + " CASCADE");
+        } catch (SQLException e) {
+            err.println("Note: the run's schema " + schema + " was not dropped (--drop-schema): " + e.getMessage());
+            err.flush();
+        }
     }
 
     /** The user, the password and the timeouts of {@link #OPTIONS}, for a connection of the driver's own. */
