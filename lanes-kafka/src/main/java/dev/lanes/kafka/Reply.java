@@ -45,6 +45,23 @@ record Reply(
             int version,
             List<Object> events,
             @Nullable Failure failure) {
+        return outcome(to, from, command, version, events, failure, null);
+    }
+
+    /** A resend's outcome: its request id stored {@code events} at {@code version} earlier, by command {@code storedBy}. */
+    static Reply storedEarlier(
+            String to, String from, CommandMessage command, String storedBy, int version, List<Object> events) {
+        return outcome(to, from, command, version, events, null, storedBy);
+    }
+
+    private static Reply outcome(
+            String to,
+            String from,
+            CommandMessage command,
+            int version,
+            List<Object> events,
+            @Nullable Failure failure,
+            @Nullable String storedBy) {
         return new Reply(
                 to,
                 from,
@@ -54,22 +71,6 @@ record Reply(
                 version,
                 events,
                 failure,
-                null,
-                null);
-    }
-
-    /** A resend's outcome: its request id stored {@code events} at {@code version} earlier, by command {@code storedBy}. */
-    static Reply storedEarlier(
-            String to, String from, CommandMessage command, String storedBy, int version, List<Object> events) {
-        return new Reply(
-                to,
-                from,
-                command.messageId(),
-                command.requestId(),
-                command.aggregateId(),
-                version,
-                events,
-                null,
                 null,
                 storedBy);
     }

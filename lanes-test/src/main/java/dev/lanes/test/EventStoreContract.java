@@ -797,13 +797,7 @@ public abstract class EventStoreContract {
                     .expectComplete()
                     .verify(timeout());
 
-            StepVerifier.create(store.findRequest(id, requestId))
-                    .assertNext(found -> {
-                        assertThat(found.stream()).isNull();
-                        assertThat(found.refusal()).isEqualTo(first);
-                    })
-                    .expectComplete()
-                    .verify(timeout());
+            assertRefusal(id, requestId, first);
             StepVerifier.create(store.findRequest(newAggregateId(), requestId))
                     .expectComplete()
                     .verify(timeout());
@@ -834,13 +828,7 @@ public abstract class EventStoreContract {
                     })
                     .verify(timeout());
             assertStored(id, List.of(opened));
-            StepVerifier.create(store.findRequest(id, requestId))
-                    .assertNext(found -> {
-                        assertThat(found.stream()).isNull();
-                        assertThat(found.refusal()).isEqualTo(refused);
-                    })
-                    .expectComplete()
-                    .verify(timeout());
+            assertRefusal(id, requestId, refused);
 
             // the version stays free, and the request id is refused on its aggregate only
             DomainEventStream second = stream(id, 2, new Deposited(10));
@@ -870,6 +858,17 @@ public abstract class EventStoreContract {
                     .expectComplete()
                     .verify(timeout());
             StepVerifier.create(store.findRequest(id, "req-" + UUID.randomUUID()))
+                    .expectComplete()
+                    .verify(timeout());
+        }
+
+        /** What {@code findRequest} answers for the request id: {@code refusal}, and no stream. */
+        private void assertRefusal(AggregateId id, String requestId, CommandRefusal refusal) {
+            StepVerifier.create(store.findRequest(id, requestId))
+                    .assertNext(found -> {
+                        assertThat(found.stream()).isNull();
+                        assertThat(found.refusal()).isEqualTo(refusal);
+                    })
                     .expectComplete()
                     .verify(timeout());
         }
