@@ -16,17 +16,19 @@ import reactor.core.publisher.Mono;
 
 /**
  * Keeps every aggregate's streams in memory. One monitor per aggregate makes an append atomic against concurrent
- * appends to the same aggregate; different aggregates contend only for the moment they take a global position.
+ * appends to the same aggregate; appends to different aggregates share no lock.
  *
- * <p><b>Global order.</b> An append takes its position and joins the global list under one monitor ({@link #all}),
- * while it holds its aggregate's monitor (lock order: aggregate, then global; readers take the global one only). A
- * position is therefore visible exactly when every lower one is, and {@link #readAll} never has a gap to wait for.
+ * <p><b>Global order.</b> An append claims its position (an atomic counter) and writes its stream into that position's
+ * slot while it holds its aggregate's monitor, so an aggregate's positions follow its versions. {@link #readAll} reads
+ * up to the visible position, below which every slot is written: each append, after writing its slot, moves the
+ * visible position over every written slot that follows it, and waits until it covers its own before it completes.
+ * So a position is readable exactly when every lower one is ({@code readAll} never has a gap to wait for), and an
+ * append that completed is readable. The one wait is for an append that claimed a lower position and has not
+ * written its slot yet, a few instructions.
  */
 final class InMemoryEventStore implements EventStore {
     private final ConcurrentHashMap<AggregateId, Log> logs = new ConcurrentHashMap<>();
-
-    /** Every stream in position order: index = position - 1 (no wrapper kept per stream). Guarded by itself. */
-    private final List<DomainEventStream> all = new ArrayList<>();
+    private final Positions all = new Positions();
 
     /**
      * One aggregate's streams, in version order (index = version - 1), the stream of each request id, and the refusal
@@ -45,6 +47,7 @@ final class InMemoryEventStore implements EventStore {
 
     private void appendNow(DomainEventStream stream) {
         Log log = logs.computeIfAbsent(stream.aggregateId(), id -> new Log());
+        long position;
         synchronized (log) {
             int stored = log.streams.size();
             if (stream.version() <= stored) {
@@ -63,10 +66,9 @@ final class InMemoryEventStore implements EventStore {
                 throw DuplicateRequestIdException.of(stream.aggregateId(), stream.requestId());
             }
             log.streams.add(stream);
-            synchronized (all) {
-                all.add(stream);
-            }
+            position = all.claim(stream);
         }
+        all.awaitVisible(position);
     }
 
     @Override
@@ -76,15 +78,14 @@ final class InMemoryEventStore implements EventStore {
                 throw new IllegalArgumentException("fromPosition must not be negative: " + fromPosition);
             }
             Require.positive(limit, "limit");
-            synchronized (all) {
-                int from = (int) Math.min(Math.max(fromPosition - 1, 0), all.size());
-                int to = (int) Math.min((long) from + limit, all.size());
-                List<PositionedStream> page = new ArrayList<>(to - from);
-                for (int i = from; i < to; i++) {
-                    page.add(new PositionedStream(i + 1L, all.get(i)));
-                }
-                return Flux.fromIterable(page);
+            long visible = all.visible();
+            long from = Math.max(fromPosition, 1);
+            long to = Math.min(from - 1 + limit, visible);
+            List<PositionedStream> page = new ArrayList<>((int) Math.max(to - from + 1, 0));
+            for (long position = from; position <= to; position++) {
+                page.add(new PositionedStream(position, all.get(position)));
             }
+            return Flux.fromIterable(page);
         });
     }
 
@@ -127,14 +128,11 @@ final class InMemoryEventStore implements EventStore {
                 throw new IllegalArgumentException("types must not be empty");
             }
             List<PositionedStream> page = new ArrayList<>();
-            synchronized (all) {
-                for (int i = (int) Math.min(Math.max(fromPosition - 1, 0), all.size());
-                        i < all.size() && page.size() < limit;
-                        i++) {
-                    DomainEventStream stream = all.get(i);
-                    if (types.contains(stream.aggregateId().materialize()) && segment.contains(stream.aggregateId())) {
-                        page.add(new PositionedStream(i + 1L, stream));
-                    }
+            long visible = all.visible();
+            for (long position = Math.max(fromPosition, 1); position <= visible && page.size() < limit; position++) {
+                DomainEventStream stream = all.get(position);
+                if (types.contains(stream.aggregateId().materialize()) && segment.contains(stream.aggregateId())) {
+                    page.add(new PositionedStream(position, stream));
                 }
             }
             return Flux.fromIterable(page);
