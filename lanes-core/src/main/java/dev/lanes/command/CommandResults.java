@@ -296,8 +296,8 @@ public final class CommandResults {
     }
 
     /**
-     * The command's request id was stored earlier, by command {@code storedBy} (an earlier send of it, or this one): its
-     * senders are answered with those events at {@code version}, as processed, the result naming {@code storedBy}.
+     * The command's request id was stored earlier, by command {@code storedBy} (an earlier send of it, or this one):
+     * its senders are answered with those events at {@code version}, as processed, the result naming {@code storedBy}.
      */
     void storedEarlier(CommandMessage command, String storedBy, int version, List<Object> events) {
         TrackedCommand tracked = byCommandId.get(command.messageId());

@@ -92,9 +92,10 @@ final class DefaultCommandGateway implements CommandGateway {
     }
 
     /**
-     * Answers from the store, or sends: for a {@code PROJECTED} wait only. The lookup counts against the sender's timeout: a store that does not answer
-     * (a locked table, a server that accepts connections and never answers) ends the send at its deadline, timed out
-     * with its storage unknown, and the wait that follows a lookup has only the time the lookup left.
+     * Answers from the store, or sends: for a {@code PROJECTED} wait only. The lookup counts against the sender's
+     * timeout: a store that does not answer (a locked table, a server that accepts connections and never answers) ends
+     * the send at its deadline, timed out with its storage unknown, and the wait that follows a lookup has only the
+     * time the lookup left.
      */
     private Mono<CommandResult> lookup(CommandMessage command, WaitStage waitStage, Duration timeout) {
         Mono<RequestOutcome> lookup = eventStore.findRequest(command.aggregateId(), command.requestId());

@@ -71,9 +71,9 @@ public interface EventStore {
     }
 
     /**
-     * As {@link #readAll(long, int)}, of the streams of the given aggregate types only: a page holds up to {@code limit}
-     * of them, and ends under the same rule. A store filters before it decodes, so a stream of another type that it
-     * cannot decode (a payload class that does not exist here) never stops a reader of these types; this is what
+     * As {@link #readAll(long, int)}, of the streams of the given aggregate types only: a page holds up to {@code
+     * limit} of them, and ends under the same rule. A store filters before it decodes, so a stream of another type that
+     * it cannot decode (a payload class that does not exist here) never stops a reader of these types; this is what
      * tracking processors read. The default filters {@link #readAll(long, int)}, which gives shorter pages and decodes
      * every stream: stores should override it.
      *
@@ -165,9 +165,9 @@ public interface EventStore {
      * What the store holds for a request id on an aggregate, in one read: the stream it stored ({@link
      * #findByRequestId}) or the refusal it got ({@link #recordRefusal}); empty when it has neither. A command's lane
      * asks this when the store refused its append as a {@link DuplicateRequestIdException}, when its handler failed or
-     * refused it, or decided nothing (a resend is answered with what its request id got the first time), and before deciding a
-     * command its bus may have delivered before; the gateway asks it before sending a command whose sender waits for
-     * its projections.
+     * refused it, or decided nothing (a resend is answered with what its request id got the first time), and before
+     * deciding a command its bus may have delivered before; the gateway asks it before sending a command whose sender
+     * waits for its projections.
      *
      * <p>The default asks {@link #findByRequestId} only: it knows no refusals.
      *

@@ -23,8 +23,8 @@ import org.junit.jupiter.api.Test;
 /**
  * A resend of a request id the store holds (a sender that retried after a timeout, a client that sent twice) is sent
  * and decided again, against a state that already holds what the first send did: whatever that decision is (events the
- * store's request id key refuses, a failure of the handler's own checks, a rule's refusal, nothing at all), the sender is answered with what the first send
- * stored, and nothing more is stored.
+ * store's request id key refuses, a failure of the handler's own checks, a rule's refusal, nothing at all), the sender
+ * is answered with what the first send stored, and nothing more is stored.
  */
 class ResendTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(10);

@@ -48,7 +48,9 @@ record Reply(
         return outcome(to, from, command, version, events, failure, null);
     }
 
-    /** A resend's outcome: its request id stored {@code events} at {@code version} earlier, by command {@code storedBy}. */
+    /**
+     * A resend's outcome: its request id stored {@code events} at {@code version} earlier, by command {@code storedBy}.
+     */
     static Reply storedEarlier(
             String to, String from, CommandMessage command, String storedBy, int version, List<Object> events) {
         return outcome(to, from, command, version, events, null, storedBy);

@@ -37,25 +37,25 @@ import reactor.core.scheduler.Scheduler;
  * An {@link EventStore} in PostgreSQL: one row per stream in {@code lanes_event_streams}, its events a {@code jsonb}
  * array, keyed by tenant, context, aggregate name and id.
  *
- * <p><b>Writes (group commit).</b> Appends are gathered: at most {@link PostgresOptions#poolSize()} batches are
- * written at once, each of at most {@link PostgresOptions#appendBatchSize()} streams in the order they were appended.
- * An append that finds a writer free is written at once; while every writer is busy appends queue, and a writer that
- * starts while another batch is in flight waits up to {@link PostgresOptions#appendBatchWait()} for its batch to fill.
- * A batch of one stream is one {@code INSERT ... SELECT ... WHERE} statement in its own transaction (one round trip),
- * as before group commit. A larger batch is one transaction of two round trips: one multi-row {@code INSERT ... ON
- * CONFLICT DO NOTHING} (after a {@code DO} block that takes the positions, see below), then the commit. A stream is
- * inserted only if it is version 1 or the aggregate holds the previous version, only if the aggregate refused no
- * command of its request id ({@link #recordRefusal}: one probe of the refusals' key), and only if its version and
- * request id are free; a stream the batch did not insert is then appended alone on the same connection, which inserts
- * it (its previous version committed after the batch's snapshot) or fails it, and only it: a gap with {@link
- * IllegalArgumentException}, a refused request id with {@link DuplicateRequestIdException#refusedEarlier}, a taken
- * version or request id through the violated unique constraint, by name: the primary key on {@code (aggregate,
- * version)} ({@link DuplicateAggregateIdException} at version 1, {@link EventVersionConflictException} later) and
- * {@code (aggregate, request_id)} ({@link DuplicateRequestIdException}). The request id is never looked up on this
- * path: this is the command path's idempotency check (see {@link EventStore#append}). A batch that fails as a whole with a definite error (rolled back)
- * is retried stream by stream, so a stream the server refuses fails alone; one whose connection fails (the commit's
- * outcome may be unknown) fails every stream of the batch with {@link PostgresUnavailableException}, as a single
- * append whose acknowledgement is lost does.
+ * <p><b>Writes (group commit).</b> Appends are gathered: at most {@link PostgresOptions#poolSize()} batches are written
+ * at once, each of at most {@link PostgresOptions#appendBatchSize()} streams in the order they were appended. An append
+ * that finds a writer free is written at once; while every writer is busy appends queue, and a writer that starts while
+ * another batch is in flight waits up to {@link PostgresOptions#appendBatchWait()} for its batch to fill. A batch of
+ * one stream is one {@code INSERT ... SELECT ... WHERE} statement in its own transaction (one round trip), as before
+ * group commit. A larger batch is one transaction of two round trips: one multi-row {@code INSERT ... ON CONFLICT DO
+ * NOTHING} (after a {@code DO} block that takes the positions, see below), then the commit. A stream is inserted only
+ * if it is version 1 or the aggregate holds the previous version, only if the aggregate refused no command of its
+ * request id ({@link #recordRefusal}: one probe of the refusals' key), and only if its version and request id are free;
+ * a stream the batch did not insert is then appended alone on the same connection, which inserts it (its previous
+ * version committed after the batch's snapshot) or fails it, and only it: a gap with {@link IllegalArgumentException},
+ * a refused request id with {@link DuplicateRequestIdException#refusedEarlier}, a taken version or request id through
+ * the violated unique constraint, by name: the primary key on {@code (aggregate, version)} ({@link
+ * DuplicateAggregateIdException} at version 1, {@link EventVersionConflictException} later) and {@code (aggregate,
+ * request_id)} ({@link DuplicateRequestIdException}). The request id is never looked up on this path: this is the
+ * command path's idempotency check (see {@link EventStore#append}). A batch that fails as a whole with a definite error
+ * (rolled back) is retried stream by stream, so a stream the server refuses fails alone; one whose connection fails
+ * (the commit's outcome may be unknown) fails every stream of the batch with {@link PostgresUnavailableException}, as a
+ * single append whose acknowledgement is lost does.
  *
  * <p><b>Global positions.</b> A stream's position is the id of the transaction that appended it ({@code
  * pg_current_xact_id()}, the column's default: 64 bits with the epoch, so it never wraps) when it was appended alone,
@@ -73,8 +73,8 @@ import reactor.core.scheduler.Scheduler;
  * Restoring a dump into another cluster needs that cluster's transaction counter above the highest stored position
  * ({@code pg_resetwal -x}), or new positions would sort before old ones.
  *
- * <p><b>Reads.</b> A load reads pages of {@link PostgresOptions#pageSize()} streams by version range, the next page only
- * when the current one is consumed and more is requested: memory holds one page at a time, and no connection or
+ * <p><b>Reads.</b> A load reads pages of {@link PostgresOptions#pageSize()} streams by version range, the next page
+ * only when the current one is consumed and more is requested: memory holds one page at a time, and no connection or
  * transaction stays open between pages.
  *
  * <p><b>Threads.</b> Every JDBC call runs on a bounded scheduler of this store (named {@code lanes-postgres}, one
@@ -96,13 +96,13 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
     private static final String KEY = "tenant_id = ? AND context_name = ? AND aggregate_name = ? AND aggregate_id = ?";
     /**
      * Whether the version before {@code version} of the aggregate is stored: one probe of the version key by all its
-     * columns, as a scalar subquery ({@code NULL}, so false, when there is none). A scalar subquery is never turned into
-     * a join, which PostgreSQL could hash over the whole table while it was small and keep that plan cached as it grew;
-     * and since schema version 11 the version key is the only index that leads with the aggregate's columns (before, the
-     * request-id key did too, and where the statistics said an aggregate has about one stream PostgreSQL could take it
-     * and read the aggregate's whole history at every append). The probe is by equality, not "the latest version below
-     * this one" read backwards: a backward scan cost about twice the time per stream (18 against 8 to 11 us in
-     * {@code EXPLAIN ANALYZE} of a batch of 64 on PostgreSQL 15).
+     * columns, as a scalar subquery ({@code NULL}, so false, when there is none). A scalar subquery is never turned
+     * into a join, which PostgreSQL could hash over the whole table while it was small and keep that plan cached as it
+     * grew; and since schema version 11 the version key is the only index that leads with the aggregate's columns
+     * (before, the request-id key did too, and where the statistics said an aggregate has about one stream PostgreSQL
+     * could take it and read the aggregate's whole history at every append). The probe is by equality, not "the latest
+     * version below this one" read backwards: a backward scan cost about twice the time per stream (18 against 8 to 11
+     * us in {@code EXPLAIN ANALYZE} of a batch of 64 on PostgreSQL 15).
      */
     private static String previousVersion(String tenant, String context, String name, String id, String version) {
         return "(SELECT true FROM lanes_event_streams p WHERE p.tenant_id = " + tenant + " AND p.context_name = "
@@ -810,9 +810,9 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
     }
 
     /**
-     * Binds {@code types} as two parallel text arrays (context names, then aggregate names, in one order) from parameter
-     * {@code first}, for {@code (context_name, aggregate_name) IN (SELECT * FROM unnest(?::text[], ?::text[]))};
-     * returns the next parameter's index.
+     * Binds {@code types} as two parallel text arrays (context names, then aggregate names, in one order) from
+     * parameter {@code first}, for {@code (context_name, aggregate_name) IN (SELECT * FROM unnest(?::text[],
+     * ?::text[]))}; returns the next parameter's index.
      */
     private static int bindTypes(
             Connection connection, PreparedStatement query, int first, Set<MaterializedNamedAggregate> types)

@@ -43,22 +43,23 @@ import reactor.core.publisher.Mono;
  *
  * <p>Outcomes: a handler's exception or a non-recoverable store error fails the command and completes the lane
  * normally, leaving the aggregate unchanged; a rule's refusal ({@link CommandRejectedException}) is stored under the
- * command's request id first ({@link EventStore#recordRefusal}), so that a resend is answered with it. Anything else (a version conflict, a store outage) evicts the cached state
- * and errors, so the lane's retry policy reloads and decides again, then parks. Publication happens only after a
- * successful append, and a failed publication never re-runs the command.
+ * command's request id first ({@link EventStore#recordRefusal}), so that a resend is answered with it. Anything else (a
+ * version conflict, a store outage) evicts the cached state and errors, so the lane's retry policy reloads and decides
+ * again, then parks. Publication happens only after a successful append, and a failed publication never re-runs the
+ * command.
  *
  * <p>Truth for the sender: the lane reports its progress ({@link CommandProgress}) so that a stop is answered with what
  * the store holds. A request id the store already holds is answered with that stored stream (or refusal): nobody asks
  * the store before a command is decided; the lane asks it when the store refuses the append under the request id
- * ({@link DuplicateRequestIdException}: a stream or a refusal holds it), when the handler fails or a rule refuses
- * the command, and when the handler decides nothing (a resend decided against a state that already holds what its
- * first send did can fail, be refused or change nothing without reaching the append). A resend is thus decided again, and its decision is thrown
- * away for what its request id got the first time: handlers decide, their side effects are not undone. After an append whose
- * outcome is unknown (the store failed without saying whether it committed), the retry first asks the store for the
- * request id, so a commit whose acknowledgement was lost is answered (and published) instead of being decided again.
- * A command its bus may have delivered before ({@link MessageExchange#mayBeRedelivered()}) is checked the same way
- * first: a redelivered command is answered with what it stored, never decided again against a state that already
- * holds its own events.
+ * ({@link DuplicateRequestIdException}: a stream or a refusal holds it), when the handler fails or a rule refuses the
+ * command, and when the handler decides nothing (a resend decided against a state that already holds what its first
+ * send did can fail, be refused or change nothing without reaching the append). A resend is thus decided again, and its
+ * decision is thrown away for what its request id got the first time: handlers decide, their side effects are not
+ * undone. After an append whose outcome is unknown (the store failed without saying whether it committed), the retry
+ * first asks the store for the request id, so a commit whose acknowledgement was lost is answered (and published)
+ * instead of being decided again. A command its bus may have delivered before ({@link
+ * MessageExchange#mayBeRedelivered()}) is checked the same way first: a redelivered command is answered with what it
+ * stored, never decided again against a state that already holds its own events.
  */
 final class AggregateProcessor<S> {
     private static final Logger log = LoggerFactory.getLogger(AggregateProcessor.class);
@@ -146,9 +147,9 @@ final class AggregateProcessor<S> {
     }
 
     /**
-     * A rule refused the command, and its request id has no answer yet: the refusal is stored under its request id before its sender learns it, so that a
-     * resend of the request id is answered with it. A store that cannot take it leaves the request id free (logged);
-     * the sender is answered with the rejection either way.
+     * A rule refused the command, and its request id has no answer yet: the refusal is stored under its request id
+     * before its sender learns it, so that a resend of the request id is answered with it. A store that cannot take it
+     * leaves the request id free (logged); the sender is answered with the rejection either way.
      */
     private Mono<Void> remembered(CommandMessage command, CommandRejectedException rejected) {
         CommandRefusal refusal = new CommandRefusal(
