@@ -209,6 +209,16 @@ public abstract class EventStoreContract {
     }
 
     /** The message without the aggregate id, so that digits of a random id cannot satisfy a version check. */
+    /** A non-recoverable {@link DuplicateRequestIdException} naming the aggregate and the request id. */
+    private static void assertDuplicateRequestId(Throwable e, AggregateId id, String requestId) {
+        assertThat(e).isInstanceOf(DuplicateRequestIdException.class);
+        DuplicateRequestIdException duplicate = (DuplicateRequestIdException) e;
+        assertThat(duplicate.isRecoverable()).isFalse();
+        assertThat(duplicate.requestId()).isEqualTo(requestId);
+        assertThat(duplicate.aggregateId()).isEqualTo(id);
+        assertThat(duplicate).hasMessageContaining(requestId);
+    }
+
     private static String withoutId(Throwable error, AggregateId aggregateId) {
         String message = String.valueOf(error.getMessage());
         return message.replace(aggregateId.toString(), "<aggregate>").replace(aggregateId.id(), "<id>");
@@ -630,14 +640,7 @@ public abstract class EventStoreContract {
             DomainEventStream repeated = stream(id, 2, requestId, new Deposited(10), new Deposited(20));
 
             StepVerifier.create(store.append(repeated))
-                    .expectErrorSatisfies(e -> {
-                        assertThat(e).isInstanceOf(DuplicateRequestIdException.class);
-                        DuplicateRequestIdException duplicate = (DuplicateRequestIdException) e;
-                        assertThat(duplicate.isRecoverable()).isFalse();
-                        assertThat(duplicate.requestId()).isEqualTo(requestId);
-                        assertThat(duplicate.aggregateId()).isEqualTo(id);
-                        assertThat(duplicate).hasMessageContaining(requestId);
-                    })
+                    .expectErrorSatisfies(e -> assertDuplicateRequestId(e, id, requestId))
                     .verify(timeout());
             assertStored(id, List.of(first));
 
@@ -819,13 +822,7 @@ public abstract class EventStoreContract {
             StepVerifier.create(store.recordRefusal(refused)).expectComplete().verify(timeout());
 
             StepVerifier.create(store.append(stream(id, 2, requestId, new Deposited(50))))
-                    .expectErrorSatisfies(e -> {
-                        assertThat(e).isInstanceOf(DuplicateRequestIdException.class);
-                        DuplicateRequestIdException duplicate = (DuplicateRequestIdException) e;
-                        assertThat(duplicate.isRecoverable()).isFalse();
-                        assertThat(duplicate.requestId()).isEqualTo(requestId);
-                        assertThat(duplicate.aggregateId()).isEqualTo(id);
-                    })
+                    .expectErrorSatisfies(e -> assertDuplicateRequestId(e, id, requestId))
                     .verify(timeout());
             assertStored(id, List.of(opened));
             assertRefusal(id, requestId, refused);
