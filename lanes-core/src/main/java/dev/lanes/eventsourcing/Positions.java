@@ -66,13 +66,10 @@ final class Positions {
     }
 
     private boolean written(long position) {
-        if (position > claimed.get()) {
-            return false;
-        }
         AtomicReferenceArray<AtomicReferenceArray<DomainEventStream>> directory = chunks;
         int index = index(position);
         if (index >= directory.length()) {
-            return false; // claimed, its chunk not made yet
+            return false; // not claimed yet, or its chunk not made yet
         }
         AtomicReferenceArray<DomainEventStream> chunk = directory.get(index);
         return chunk != null && chunk.get(offset(position)) != null;

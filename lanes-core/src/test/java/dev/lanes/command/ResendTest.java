@@ -12,13 +12,17 @@ import dev.lanes.eventsourcing.RequestOutcome;
 import dev.lanes.messaging.CommandMessage;
 import dev.lanes.modeling.AggregateDefinition;
 import dev.lanes.modeling.CommandRejectedException;
+import dev.lanes.processing.EventProcessor;
+import dev.lanes.processing.ProcessorKind;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
 
 /**
  * A resend of a request id the store holds (a sender that retried after a timeout, a client that sent twice) is sent
@@ -50,6 +54,9 @@ class ResendTest {
     record Account(long balance, boolean opened, boolean closed) {}
 
     private final AtomicInteger decisions = new AtomicInteger();
+    /** The versions the projection was handed, in order: a stream published twice shows twice. */
+    private final List<Integer> projected = new CopyOnWriteArrayList<>();
+
     private final EventStore store = EventStores.inMemory();
     private final Lanes lanes = Lanes.builder()
             .aggregate(AggregateDefinition.<Account>builder(ACCOUNT, id -> new Account(0, false, false))
@@ -87,6 +94,13 @@ class ResendTest {
                     .apply(Closed.class, (account, closed) -> new Account(account.balance(), account.opened(), true))
                     .apply(Opened.class, (account, opened) -> new Account(account.balance(), true, account.closed()))
                     .build())
+            .processor(EventProcessor.builder("Versions", ProcessorKind.PROJECTION)
+                    .on(
+                            ACCOUNT,
+                            Object.class,
+                            (event, context) -> Mono.fromRunnable(
+                                    () -> projected.add(context.stream().version())))
+                    .build())
             .eventStore(store)
             .build()
             .start();
@@ -108,6 +122,20 @@ class ResendTest {
         assertThat(again).isEqualTo(first);
         assertThat(again.commandId()).as("the command that stored it").isEqualTo(first.commandId());
         assertThat(store.load(account, 1).collectList().block(TIMEOUT)).hasSize(1);
+    }
+
+    @Test
+    void theSameMessageSentAgainAfterItsAnswerIsNotPublishedAgain() {
+        CommandMessage deposit = CommandMessage.of(account, new Deposit(5), "deposit-1");
+        lanes.gateway().send(deposit, WaitStage.PROCESSED).block(TIMEOUT);
+        lanes.gateway().send(deposit, WaitStage.PROCESSED).block(TIMEOUT);
+
+        // the lane publishes in order: once the next command is projected, a second publication would have been too
+        Objects.requireNonNull(lanes.gateway()
+                .send(CommandMessage.of(account, new Deposit(1), "deposit-2"), WaitStage.PROJECTED)
+                .block(TIMEOUT));
+
+        assertThat(projected).containsExactly(1, 2);
     }
 
     @Test

@@ -104,7 +104,7 @@ final class AggregateProcessor<S> {
         CommandProgress progress = LaneReports.handling(results, command);
         MessageTrace trace = tracing == MessageTracing.NONE ? MessageTrace.NONE : tracing.command(command);
         Mono<Void> handling = exchange.mayBeRedelivered() || unknownAppends.contains(command.messageId())
-                ? storedBefore(command, progress)
+                ? storedBefore(command, progress, true)
                         .switchIfEmpty(Mono.defer(
                                 () -> decide(command, progress, trace).thenReturn(true)))
                         .then()
@@ -138,7 +138,7 @@ final class AggregateProcessor<S> {
      * that answer; else the failure, a rule's refusal remembered first.
      */
     private Mono<Void> storedOrFailed(CommandMessage command, CommandProgress progress, Throwable handlerError) {
-        return storedBefore(command, progress)
+        return storedBefore(command, progress, false)
                 .switchIfEmpty(Mono.defer(() -> (handlerError instanceof CommandRejectedException rejected
                                 ? remembered(command, rejected)
                                 : Mono.<Void>fromRunnable(() -> LaneReports.failed(results, command, handlerError)))
@@ -240,7 +240,7 @@ final class AggregateProcessor<S> {
             MessageTrace trace) {
         if (decided.isEmpty()) {
             // nothing to append, so the store's request id key cannot say whether this is a resend: ask it
-            return storedBefore(command, progress)
+            return storedBefore(command, progress, false)
                     .switchIfEmpty(Mono.fromCallable(() -> {
                         LaneReports.processed(results, command, 0, List.of());
                         return true;
@@ -293,7 +293,7 @@ final class AggregateProcessor<S> {
     /** The request id is stored already: answer with what it stored, or fail with the duplicate if nothing is found. */
     private Mono<Void> answerStored(
             CommandMessage command, CommandProgress progress, DuplicateRequestIdException duplicate) {
-        return storedBefore(command, progress)
+        return storedBefore(command, progress, false)
                 .switchIfEmpty(Mono.error(duplicate))
                 .then();
     }
@@ -339,11 +339,13 @@ final class AggregateProcessor<S> {
     }
 
     /**
-     * Answers the command with the stream its request id already stored, if any (emits {@code true}). The stream of an
-     * earlier attempt of this very command (a commit whose acknowledgement was lost) is published now: nobody else
-     * did.
+     * Answers the command with the stream its request id already stored, if any (emits {@code true}). Asked before the
+     * command is decided ({@code unconfirmed}: its bus may have delivered it before, or its last append did not say
+     * whether it committed), a stream that an earlier attempt of this very command stored is published now: that
+     * attempt may have ended before it published. Asked after a decision (a resend), nothing is published again: the
+     * attempt that stored the stream published it, or logged why not.
      */
-    private Mono<Boolean> storedBefore(CommandMessage command, CommandProgress progress) {
+    private Mono<Boolean> storedBefore(CommandMessage command, CommandProgress progress, boolean unconfirmed) {
         return eventStore
                 .findRequest(command.aggregateId(), command.requestId())
                 .flatMap(outcome -> {
@@ -356,7 +358,7 @@ final class AggregateProcessor<S> {
                     // another command of this request id is refused as a reuse
                     DomainEventStream stored = StoredCommands.storedOrThrow(command, outcome);
                     progress.storedEarlier(stored.commandId(), stored.version(), stored.payloads());
-                    Mono<Void> published = stored.commandId().equals(command.messageId())
+                    Mono<Void> published = unconfirmed && stored.commandId().equals(command.messageId())
                             ? logged(eventBus.publish(stored), stored)
                             : Mono.empty();
                     return published
