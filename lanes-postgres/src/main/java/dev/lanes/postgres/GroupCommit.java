@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
 import reactor.core.scheduler.Scheduler;
@@ -25,12 +26,17 @@ import reactor.core.scheduler.Scheduler;
  */
 final class GroupCommit<T, R> {
 
-    /** One submitted item and its caller; completing it twice keeps the first outcome. */
+    /**
+     * One submitted item and its caller. The batch's writer gives it an outcome ({@link #succeed}, {@link #fail}; the
+     * first one given counts); the group commit tells the caller once the writer returned ({@link #tell}).
+     */
     static final class Pending<T, R> {
         final T item;
         private final MonoSink<R> sink;
         private final AtomicBoolean done = new AtomicBoolean();
         private volatile boolean cancelled;
+        private @Nullable R value;
+        private @Nullable Throwable error;
 
         Pending(T item, MonoSink<R> sink) {
             this.item = item;
@@ -38,29 +44,47 @@ final class GroupCommit<T, R> {
         }
 
         void succeed() {
-            if (done.compareAndSet(false, true)) {
-                sink.success();
-            }
+            done.compareAndSet(false, true);
         }
 
         void succeed(R value) {
             if (done.compareAndSet(false, true)) {
-                sink.success(value);
+                this.value = value;
             }
         }
 
         void fail(Throwable error) {
             if (done.compareAndSet(false, true)) {
-                sink.error(error);
+                this.error = error;
             }
         }
 
         boolean isDone() {
             return done.get();
         }
+
+        /** Signals the outcome to the caller, on this thread; one the writer left without an outcome fails. */
+        void tell(String component) {
+            if (!isDone()) {
+                fail(new IllegalStateException(
+                        component + ": the batch's writer returned without an outcome for " + item));
+            }
+            Throwable failed = error;
+            R written = value;
+            if (failed != null) {
+                sink.error(failed);
+            } else if (written != null) {
+                sink.success(written);
+            } else {
+                sink.success();
+            }
+        }
     }
 
-    /** Writes one batch and completes every one of its items (it must not throw). */
+    /**
+     * Writes one batch and gives every one of its items an outcome (it must not throw). The outcomes reach their callers
+     * after it returned, so that no caller's continuation runs while it holds what it writes with (a connection).
+     */
     @FunctionalInterface
     interface BatchWriter<T, R> {
         void write(List<Pending<T, R>> batch);
@@ -70,6 +94,7 @@ final class GroupCommit<T, R> {
     private final AtomicInteger queued = new AtomicInteger();
     private final AtomicInteger writing = new AtomicInteger();
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final String name;
     private final Scheduler scheduler;
     private final int writers;
     private final int batchSize;
@@ -78,6 +103,7 @@ final class GroupCommit<T, R> {
     private final Supplier<RuntimeException> closedError;
 
     GroupCommit(
+            String name,
             Scheduler scheduler,
             int writers,
             int batchSize,
@@ -85,10 +111,12 @@ final class GroupCommit<T, R> {
             BatchWriter<T, R> writer,
             Supplier<RuntimeException> closedError) {
         if (writers < 1 || batchSize < 1 || maxWaitNanos < 0) {
-            throw new IllegalArgumentException("group commit needs writers and a batch size of at least 1 and a wait"
+            throw new IllegalArgumentException(name
+                    + ": group commit needs writers and a batch size of at least 1 and a wait"
                     + " of at least 0: writers " + writers + ", batch size " + batchSize + ", wait " + maxWaitNanos
                     + " ns");
         }
+        this.name = Objects.requireNonNull(name, "name");
         this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
         this.writers = writers;
         this.batchSize = batchSize;
@@ -104,6 +132,7 @@ final class GroupCommit<T, R> {
             sink.onCancel(() -> pending.cancelled = true);
             if (closed.get()) {
                 pending.fail(closedError.get());
+                pending.tell(name);
                 return;
             }
             queue.add(pending);
@@ -139,8 +168,14 @@ final class GroupCommit<T, R> {
         }
     }
 
+    /*
+     * The batch's outcomes are told after the writer's slot is given back: a caller's continuation (its answer, the
+     * next command of its lane, a client's next send) runs on this thread, and meanwhile another writer may take the
+     * queue; before, every continuation of a batch ran while the batch held its slot and its connection.
+     */
     private void writeOneBatch() {
         List<Pending<T, R>> batch = List.of();
+        @Nullable Error fatal = null;
         try {
             batch = take();
             if (!batch.isEmpty()) {
@@ -151,7 +186,7 @@ final class GroupCommit<T, R> {
                 pending.fail(unexpected);
             }
             if (unexpected instanceof Error error) {
-                throw error;
+                fatal = error;
             }
         } finally {
             writing.decrementAndGet();
@@ -160,6 +195,12 @@ final class GroupCommit<T, R> {
             } else {
                 startWriter();
             }
+        }
+        for (Pending<T, R> pending : batch) {
+            pending.tell(name);
+        }
+        if (fatal != null) {
+            throw fatal;
         }
     }
 
@@ -189,6 +230,7 @@ final class GroupCommit<T, R> {
         for (Pending<T, R> next = queue.poll(); next != null; next = queue.poll()) {
             queued.decrementAndGet();
             next.fail(closedError.get());
+            next.tell(name);
         }
     }
 

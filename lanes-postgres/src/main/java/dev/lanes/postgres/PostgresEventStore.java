@@ -245,6 +245,7 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
         this.codec = new StreamCodec(Objects.requireNonNull(serializer, "serializer"));
         this.pageSize = options.pageSize();
         this.appends = new GroupCommit<>(
+                "The event store's appends on " + jdbc.server(),
                 jdbc.scheduler(),
                 options.poolSize(),
                 options.appendBatchSize(),
@@ -252,6 +253,7 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
                 this::write,
                 () -> new IllegalStateException("The event store on " + jdbc.server() + " is closed"));
         this.lookups = new GroupCommit<>(
+                "The event store's request-id lookups on " + jdbc.server(),
                 jdbc.scheduler(),
                 options.poolSize(),
                 options.appendBatchSize(),
