@@ -57,6 +57,53 @@ class KafkaDemoTest {
     }
 
     @Test
+    void kafkaPropertiesReachEveryClientOfTheRun(@TempDir Path dir) {
+        Cli.Result classic = Cli.run(
+                "demo",
+                "--bus",
+                "kafka",
+                "--bootstrap-servers",
+                TestKafka.bootstrapServers(),
+                "--kafka-property",
+                "group.protocol=classic",
+                "--kafka-property",
+                "partition.assignment.strategy=org.apache.kafka.clients.consumer.CooperativeStickyAssignor",
+                "--instances",
+                "2",
+                "--partitions",
+                "4",
+                "--accounts",
+                "20",
+                "--clients",
+                "8",
+                "--commands",
+                "200",
+                "-q");
+        assertThat(classic.exitCode()).as(classic.out() + classic.err()).isZero();
+        assertThat(classic.out()).contains("Result        PASS");
+
+        // a value the consumers refuse: the run fails at start, naming the setting
+        Cli.Result refused = Cli.run(
+                "demo",
+                "--bus",
+                "kafka",
+                "--bootstrap-servers",
+                TestKafka.bootstrapServers(),
+                "--kafka-property",
+                "group.protocol=neither",
+                "--commands",
+                "10",
+                "-q");
+        assertThat(refused.exitCode()).as(refused.out() + refused.err()).isEqualTo(ExitCode.BAD_OPTION);
+        assertThat(refused.err().lines())
+                .as(refused.err())
+                .singleElement()
+                .asString()
+                .startsWith("lanes demo: a Kafka client refused its settings (--kafka-property): Invalid value"
+                        + " neither for configuration group.protocol");
+    }
+
+    @Test
     void anUnreachableBrokerIsOneLineNamingItAndExitsWithThree() {
         Cli.Result result =
                 Cli.run("demo", "--bus", "kafka", "--bootstrap-servers", "127.0.0.1:1", "--commands", "10", "-q");
@@ -76,6 +123,11 @@ class KafkaDemoTest {
         assertThat(Cli.run("demo", "--bootstrap-servers", "h:1").err())
                 .contains("--bootstrap-servers needs --bus kafka");
         assertThat(Cli.run("demo", "--instances", "3").err()).contains("--instances 3 needs --bus kafka");
+        assertThat(Cli.run("demo", "--kafka-property", "linger.ms=5").err())
+                .contains("--kafka-property needs --bus kafka");
+        assertThat(Cli.run("demo", "--bus", "kafka", "--bootstrap-servers", "h:1", "--kafka-property", "linger.ms")
+                        .err())
+                .contains("linger.ms");
         Cli.Result bad = Cli.run("demo", "--bus", "kafka", "--bootstrap-servers", "no-port");
         assertThat(bad.exitCode()).isEqualTo(ExitCode.BAD_OPTION);
         assertThat(bad.err()).contains("'no-port' is not a list of HOST:PORT");

@@ -3,6 +3,8 @@ package dev.lanes.cli.command;
 import dev.lanes.cli.bank.Buses;
 import dev.lanes.kafka.KafkaOptions;
 import dev.lanes.kafka.TopicNaming;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -53,8 +55,19 @@ final class BusOptions {
             description = "With --bus kafka: partitions of each topic the run creates (default: ${DEFAULT-VALUE}).")
     int partitions = 12;
 
+    @Option(
+            names = "--kafka-property",
+            paramLabel = "KEY=VALUE",
+            description = "With --bus kafka: a setting of every Kafka client of the run (repeatable), e.g."
+                    + " security.protocol=SSL, or group.protocol=classic with"
+                    + " partition.assignment.strategy=org.apache.kafka.clients.consumer.CooperativeStickyAssignor.")
+    Map<String, String> kafkaProperties = new LinkedHashMap<>();
+
     void validate(CommandSpec spec) {
         String servers = bootstrapServers;
+        if (kind == Kind.MEMORY && !kafkaProperties.isEmpty()) {
+            throw new ParameterException(spec.commandLine(), "--kafka-property needs --bus kafka");
+        }
         if (kind == Kind.KAFKA && servers == null) {
             throw new ParameterException(spec.commandLine(), "--bus kafka needs --bootstrap-servers");
         }
@@ -85,16 +98,21 @@ final class BusOptions {
         if (kind == Kind.MEMORY || servers == null) {
             return Buses.memory();
         }
-        probe(servers);
+        probe(servers, kafkaProperties);
         KafkaOptions options = KafkaOptions.of(servers)
                 .withTopics(TopicNaming.perContext("lanes_run_" + System.currentTimeMillis()))
                 .withTopicCreation(partitions, (short) 1)
                 .withInstanceId("lanes-demo");
+        for (Map.Entry<String, String> property : kafkaProperties.entrySet()) {
+            options = options.withClientProperty(property.getKey(), property.getValue());
+        }
         return Buses.kafka(options, instances);
     }
 
-    private static void probe(String servers) {
+    /** Checks that a broker answers, with the run's client settings (security ones included). */
+    private static void probe(String servers, Map<String, String> clientProperties) {
         Properties properties = new Properties();
+        properties.putAll(clientProperties);
         properties.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, servers);
         properties.put(AdminClientConfig.CLIENT_ID_CONFIG, "lanes-cli-probe");
         properties.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Integer.toString(PROBE_SECONDS * 1000));
