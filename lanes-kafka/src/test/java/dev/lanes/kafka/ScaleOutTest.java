@@ -21,6 +21,8 @@ import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.common.TopicPartition;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
@@ -41,7 +43,7 @@ class ScaleOutTest {
 
     private final String run = "scale" + UUID.randomUUID().toString().substring(0, 8);
     private final String database = InstanceDatabases.fresh();
-    private final KafkaOptions options = KafkaOptions.of(TestKafka.bootstrapServers())
+    private KafkaOptions options = KafkaOptions.of(TestKafka.bootstrapServers())
             .withTopics(TopicNaming.perContext(run))
             .withTopicCreation(PARTITIONS, (short) 1);
     private final ReadModel balances = new ReadModel();
@@ -67,6 +69,18 @@ class ScaleOutTest {
     /** The default size: small enough for the default build on two shared cores (10,000 took over 2 minutes). */
     @Test
     void threeThousandCommandsOverAHundredAggregatesWhileOneInstanceStopsAndAnotherStarts() {
+        scaleOut(3_000, 100);
+    }
+
+    /**
+     * The same on Kafka's classic group protocol (client-side assignment, cooperative rebalancing), which the guides
+     * offer for older brokers and for a lower CPU cost per record than the {@code consumer} protocol's client.
+     */
+    @Test
+    void theSameOnTheClassicGroupProtocolWithCooperativeRebalancing() {
+        options = options.withClientProperty(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic")
+                .withClientProperty(
+                        ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
         scaleOut(3_000, 100);
     }
 
