@@ -9,17 +9,17 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.lanes.cli.command.ExitCode;
 import dev.lanes.testsupport.TestKafka;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code lanes demo --bus kafka}: the bank on the in-process broker, one and two instances, the same invariants. */
 class KafkaDemoTest {
 
-    @Test
-    void twoInstancesSharingTheBrokerPassEveryInvariant(@TempDir Path dir) throws Exception {
-        Path json = dir.resolve("kafka.json");
-
-        Cli.Result result = Cli.run(
+    /** A small bank on two instances over the in-process broker, quiet, with {@code more} options. */
+    private static Cli.Result twoInstances(String... more) {
+        List<String> args = new ArrayList<>(List.of(
                 "demo",
                 "--bus",
                 "kafka",
@@ -33,11 +33,16 @@ class KafkaDemoTest {
                 "20",
                 "--clients",
                 "8",
-                "--commands",
-                "300",
-                "-q",
-                "--json",
-                json.toString());
+                "-q"));
+        args.addAll(List.of(more));
+        return Cli.run(args.toArray(String[]::new));
+    }
+
+    @Test
+    void twoInstancesSharingTheBrokerPassEveryInvariant(@TempDir Path dir) throws Exception {
+        Path json = dir.resolve("kafka.json");
+
+        Cli.Result result = twoInstances("--commands", "300", "--json", json.toString());
 
         assertThat(result.exitCode()).as(result.out() + result.err()).isZero();
         assertThat(result.out())
@@ -57,28 +62,14 @@ class KafkaDemoTest {
     }
 
     @Test
-    void kafkaPropertiesReachEveryClientOfTheRun(@TempDir Path dir) {
-        Cli.Result classic = Cli.run(
-                "demo",
-                "--bus",
-                "kafka",
-                "--bootstrap-servers",
-                TestKafka.bootstrapServers(),
+    void kafkaPropertiesReachEveryClientOfTheRun() {
+        Cli.Result classic = twoInstances(
                 "--kafka-property",
                 "group.protocol=classic",
                 "--kafka-property",
                 "partition.assignment.strategy=org.apache.kafka.clients.consumer.CooperativeStickyAssignor",
-                "--instances",
-                "2",
-                "--partitions",
-                "4",
-                "--accounts",
-                "20",
-                "--clients",
-                "8",
                 "--commands",
-                "200",
-                "-q");
+                "200");
         assertThat(classic.exitCode()).as(classic.out() + classic.err()).isZero();
         assertThat(classic.out()).contains("Result        PASS");
 

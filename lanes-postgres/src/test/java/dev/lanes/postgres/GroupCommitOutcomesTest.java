@@ -25,20 +25,19 @@ class GroupCommitOutcomesTest {
         scheduler.dispose();
     }
 
-    private GroupCommit<String, String> upperCasing(int writers) {
+    /** One writer, batches of up to 8, no wait. */
+    private GroupCommit<String, String> committing(GroupCommit.BatchWriter<String, String> writer) {
         return new GroupCommit<>(
-                "Test commit",
-                scheduler,
-                writers,
-                8,
-                0,
-                batch -> batch.forEach(pending -> pending.succeed(pending.item.toUpperCase())),
-                () -> new IllegalStateException("Test commit is closed"));
+                "Test commit", scheduler, 1, 8, 0, writer, () -> new IllegalStateException("Test commit is closed"));
+    }
+
+    private GroupCommit<String, String> upperCasing() {
+        return committing(batch -> batch.forEach(pending -> pending.succeed(pending.item.toUpperCase())));
     }
 
     @Test
     void aCallersContinuationRunsAfterItsBatchGaveItsWriterBackSoTheNextBatchIsWrittenMeanwhile() {
-        GroupCommit<String, String> commit = upperCasing(1);
+        GroupCommit<String, String> commit = upperCasing();
         CompletableFuture<String> second = new CompletableFuture<>();
 
         // the first caller's continuation waits for a second batch: with the only writer still held, it never comes
@@ -58,16 +57,9 @@ class GroupCommitOutcomesTest {
 
     @Test
     void anItemTheWriterLeftWithoutAnOutcomeFailsNamingTheCommitAndTheItem() {
-        GroupCommit<String, String> commit = new GroupCommit<>(
-                "Test commit",
-                scheduler,
-                1,
-                8,
-                0,
-                batch -> batch.stream()
-                        .filter(pending -> !pending.item.equals("forgotten"))
-                        .forEach(pending -> pending.succeed(pending.item)),
-                () -> new IllegalStateException("Test commit is closed"));
+        GroupCommit<String, String> commit = committing(batch -> batch.stream()
+                .filter(pending -> !pending.item.equals("forgotten"))
+                .forEach(pending -> pending.succeed(pending.item)));
 
         assertThatThrownBy(() -> commit.submit("forgotten").block(TIMEOUT))
                 .isInstanceOf(IllegalStateException.class)
@@ -77,19 +69,12 @@ class GroupCommitOutcomesTest {
 
     @Test
     void aWriterThatThrowsFailsEveryItemOfItsBatchAndTheNextBatchIsWritten() {
-        GroupCommit<String, String> commit = new GroupCommit<>(
-                "Test commit",
-                scheduler,
-                1,
-                8,
-                0,
-                batch -> {
-                    if (batch.get(0).item.equals("boom")) {
-                        throw new IllegalArgumentException("writer failed on " + batch.size() + " item(s)");
-                    }
-                    batch.forEach(pending -> pending.succeed(pending.item));
-                },
-                () -> new IllegalStateException("Test commit is closed"));
+        GroupCommit<String, String> commit = committing(batch -> {
+            if (batch.get(0).item.equals("boom")) {
+                throw new IllegalArgumentException("writer failed on " + batch.size() + " item(s)");
+            }
+            batch.forEach(pending -> pending.succeed(pending.item));
+        });
 
         assertThatThrownBy(() -> commit.submit("boom").block(TIMEOUT))
                 .isInstanceOf(IllegalArgumentException.class)
@@ -99,21 +84,14 @@ class GroupCommitOutcomesTest {
 
     @Test
     void theFirstOutcomeAWriterGivesCountsAndAVoidSuccessCompletesEmpty() {
-        GroupCommit<String, String> commit = new GroupCommit<>(
-                "Test commit",
-                scheduler,
-                1,
-                8,
-                0,
-                batch -> batch.forEach(pending -> {
-                    if (pending.item.equals("empty")) {
-                        pending.succeed();
-                    } else {
-                        pending.succeed(pending.item);
-                    }
-                    pending.fail(new IllegalStateException("too late"));
-                }),
-                () -> new IllegalStateException("Test commit is closed"));
+        GroupCommit<String, String> commit = committing(batch -> batch.forEach(pending -> {
+            if (pending.item.equals("empty")) {
+                pending.succeed();
+            } else {
+                pending.succeed(pending.item);
+            }
+            pending.fail(new IllegalStateException("too late"));
+        }));
 
         assertThat(commit.submit("value").block(TIMEOUT)).isEqualTo("value");
         assertThat(commit.submit("empty").blockOptional(TIMEOUT)).isEmpty();
@@ -121,7 +99,7 @@ class GroupCommitOutcomesTest {
 
     @Test
     void afterCloseASubmissionFailsWithTheClosedError() {
-        GroupCommit<String, String> commit = upperCasing(1);
+        GroupCommit<String, String> commit = upperCasing();
         assertThat(commit.submit("open").block(TIMEOUT)).isEqualTo("OPEN");
 
         commit.close();
