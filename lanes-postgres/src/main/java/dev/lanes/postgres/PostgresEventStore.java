@@ -499,7 +499,13 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
     }
 
     /** A stream with its JSON columns, encoded on the subscriber's thread before a connection is taken. */
-    private record Encoded(DomainEventStream stream, String headers, String events) {}
+    private record Encoded(DomainEventStream stream, String headers, String events) {
+        /** The stream it encodes (its JSON would flood an error message). */
+        @Override
+        public String toString() {
+            return stream.toString();
+        }
+    }
 
     private Boolean insert(Connection connection, Encoded encoded) throws SQLException {
         DomainEventStream stream = encoded.stream();
