@@ -29,12 +29,15 @@ final class GroupCommit<T, R> {
     /**
      * One submitted item and its caller. The batch's writer gives it an outcome ({@link #succeed}, {@link #fail}; the
      * first one given counts); the group commit tells the caller once the writer returned ({@link #tell}).
+     *
+     * <p>Threads: only the thread that took the item from the queue (a writer, or a submitter or closer failing what
+     * is queued) gives it an outcome and tells it, so its outcome needs no synchronisation.
      */
     static final class Pending<T, R> {
         final T item;
         private final MonoSink<R> sink;
-        private final AtomicBoolean done = new AtomicBoolean();
         private volatile boolean cancelled;
+        private boolean given;
         private @Nullable R value;
         private @Nullable Throwable error;
 
@@ -44,28 +47,26 @@ final class GroupCommit<T, R> {
         }
 
         void succeed() {
-            done.compareAndSet(false, true);
+            given = true;
         }
 
         void succeed(R value) {
-            if (done.compareAndSet(false, true)) {
+            if (!given) {
+                given = true;
                 this.value = value;
             }
         }
 
         void fail(Throwable error) {
-            if (done.compareAndSet(false, true)) {
+            if (!given) {
+                given = true;
                 this.error = error;
             }
         }
 
-        boolean isDone() {
-            return done.get();
-        }
-
         /** Signals the outcome to the caller, on this thread; one the writer left without an outcome fails. */
         void tell(String component) {
-            if (!isDone()) {
+            if (!given) {
                 fail(new IllegalStateException(
                         component + ": the batch's writer returned without an outcome for " + item));
             }
@@ -82,7 +83,8 @@ final class GroupCommit<T, R> {
     }
 
     /**
-     * Writes one batch and gives every one of its items an outcome (it must not throw). The outcomes reach their callers
+     * Writes one batch and gives every one of its items an outcome, on its own thread before it returns (it must not
+     * throw). The outcomes reach their callers
      * after it returned, so that no caller's continuation runs while it holds what it writes with (a connection).
      */
     @FunctionalInterface

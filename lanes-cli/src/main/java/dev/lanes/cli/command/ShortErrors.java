@@ -63,9 +63,6 @@ final class ShortErrors implements IParameterExceptionHandler, IExecutionExcepti
             if (cause instanceof ConfigException refused) {
                 return refused;
             }
-            if (cause.getCause() == cause) {
-                break;
-            }
         }
         return null;
     }
