@@ -55,7 +55,8 @@ public final class Migrations {
             new Migration(8, "command_refusals", "V8__command_refusals.sql"),
             new Migration(9, "deadlines", "V9__deadlines.sql"),
             new Migration(10, "tracking_segments", "V10__tracking_segments.sql"),
-            new Migration(11, "request_id_first", "V11__request_id_first.sql"));
+            new Migration(11, "request_id_first", "V11__request_id_first.sql"),
+            new Migration(12, "scaled_positions", "V12__scaled_positions.sql"));
 
     private Migrations() {}
 

@@ -43,7 +43,7 @@ import reactor.core.scheduler.Scheduler;
  * another batch is in flight waits up to {@link PostgresOptions#appendBatchWait()} for its batch to fill. A batch of
  * one stream is one {@code INSERT ... SELECT ... WHERE} statement in its own transaction (one round trip), as before
  * group commit. A larger batch is one transaction of two round trips: one multi-row {@code INSERT ... ON CONFLICT DO
- * NOTHING} (after a {@code DO} block that takes the positions, see below), then the commit. A stream is inserted only
+ * NOTHING}, then the commit. A stream is inserted only
  * if it is version 1 or the aggregate holds the previous version, only if the aggregate refused no command of its
  * request id ({@link #recordRefusal}: one probe of the refusals' key), and only if its version and request id are free;
  * a stream the batch did not insert is then appended alone on the same connection, which inserts it (its previous
@@ -58,20 +58,20 @@ import reactor.core.scheduler.Scheduler;
  * single append whose acknowledgement is lost does.
  *
  * <p><b>Global positions.</b> A stream's position is the id of the transaction that appended it ({@code
- * pg_current_xact_id()}, the column's default: 64 bits with the epoch, so it never wraps) when it was appended alone,
- * and the id of a subtransaction of its batch's transaction (one per stream, taken in the batch's {@code DO} block; the
- * 64-bit id from the row's 32-bit {@code xmin} and the transaction's id, which is below it) when it was appended in a
- * batch. Transaction and subtransaction ids come from one counter, are handed out in increasing order but commit in any
- * order, and a subtransaction's id is above its transaction's. So {@link #readAll} returns only positions below the
- * {@code pg_snapshot_xmin} of the snapshot it reads in: every transaction with a lower id (and every transaction of a
- * subtransaction with a lower id) has ended by then (its row is visible, or it rolled back and its position stays
- * unused for good), and every id handed out later is higher. So no row can ever appear below a position a reader has
- * read, whatever order appends commit in. The cost: a row becomes readable only once every transaction that got its id
- * before it (on any table of the whole PostgreSQL cluster: xmin is cluster-wide) has ended, so one long transaction
- * holds tracking readers back until it ends; appends never wait for each other. Positions are therefore sparse.
- * Streams stored before schema version 2 are numbered 1..n in creation order (below every later transaction id).
- * Restoring a dump into another cluster needs that cluster's transaction counter above the highest stored position
- * ({@code pg_resetwal -x}), or new positions would sort before old ones.
+ * pg_current_xact_id()}: 64 bits with the epoch, so it never wraps) times {@value #POSITIONS_PER_TRANSACTION}, plus
+ * its place in its batch (1 to the batch's size; 0 when it was appended alone: the column's default). Transaction ids
+ * are handed out in increasing order but commit in any order. So {@link #readAll} returns only positions below the
+ * {@code pg_snapshot_xmin} of the snapshot it reads in, scaled the same way: every transaction with a lower id has
+ * ended by then (its rows are visible, or it rolled back and its positions stay unused for good), and every id handed
+ * out later is higher. So no row can ever appear below a position a reader has read, whatever order appends commit in.
+ * The cost: a row becomes readable only once every transaction that got its id before it (on any table of the whole
+ * PostgreSQL cluster: xmin is cluster-wide) has ended, so one long transaction holds tracking readers back until it
+ * ends; appends never wait for each other. Positions are therefore sparse. Streams stored before schema version 12 kept
+ * their unscaled positions (the transaction's id, or before that a subtransaction's for each stream of a batch; before
+ * schema version 2, 1..n in creation order), all below the scaled ones; while a transaction older than that migration
+ * is open, a reader keeps the unscaled cut (see {@code V12__scaled_positions.sql}). Restoring a dump into another
+ * cluster needs that cluster's transaction counter above the highest stored transaction id ({@code pg_resetwal -x}), or
+ * new positions would sort before old ones.
  *
  * <p><b>Reads.</b> A load reads pages of {@link PostgresOptions#pageSize()} streams by version range, the next page
  * only when the current one is consumed and more is requested: memory holds one page at a time, and no connection or
@@ -126,34 +126,34 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
             + " SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS jsonb), CAST(? AS jsonb)"
             + " WHERE (? = 1 OR " + previousVersion("?", "?", "?", "?", "?") + ") AND "
             + notRefused("?", "?", "?", "?", "?");
-    /*
-     * A batch's positions: one subtransaction id per stream. Subtransaction ids come from the same counter as
-     * transaction ids and are above their transaction's id, so the readers' cut at the snapshot xmin holds for them as
-     * for a single append's transaction id (see the class documentation). The temporary table is the session's; its
-     * rows go at commit.
+    /**
+     * The positions a transaction numbers its streams with: its own id times this, plus the stream's place in its batch
+     * (1 to the batch's size; 0 for an append alone). Schema version 12 made positions scaled; see {@link #READ_CUT}.
      */
-    private static final String BATCH_SLOTS = "DO $$BEGIN"
-            + " IF to_regclass('pg_temp.lanes_append_slots') IS NULL THEN"
-            + " CREATE TEMP TABLE lanes_append_slots (slot INTEGER NOT NULL) ON COMMIT DELETE ROWS;"
-            + " END IF;"
-            + " FOR n IN 1..%size% LOOP"
-            + " BEGIN INSERT INTO pg_temp.lanes_append_slots VALUES (n); EXCEPTION WHEN OTHERS THEN RAISE; END;"
-            + " END LOOP;"
-            + " END$$";
-    // the 64-bit id of a subtransaction from its 32-bit xmin and the transaction's own 64-bit id, which is below it
-    // by less than 2^31. The previous version is checked per stream by previousVersion.
+    static final long POSITIONS_PER_TRANSACTION = 65_536;
+    // one statement: the streams of the batch at their places, each only if its previous version is stored
     private static final String BATCH_INSERT = "INSERT INTO lanes_event_streams (tenant_id, context_name,"
             + " aggregate_name, aggregate_id, version, stream_id, request_id, command_id, created_at, headers, events,"
             + " position)"
             + " SELECT b.t, b.c, b.a, b.i, b.v, b.s, b.r, b.m, b.at::timestamptz, b.h::jsonb, b.e::jsonb,"
-            + " x.top + ((slot.xmin::text::bigint - x.top % 4294967296 + 4294967296) % 4294967296)"
+            + " x.top * " + POSITIONS_PER_TRANSACTION + " + b.n"
             + " FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::int[], ?::text[], ?::text[], ?::text[],"
             + " ?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS b(t, c, a, i, v, s, r, m, at, h, e, n)"
-            + " JOIN pg_temp.lanes_append_slots slot ON slot.slot = b.n"
             + " CROSS JOIN (SELECT pg_current_xact_id()::text::bigint AS top) x"
             + " WHERE (b.v = 1 OR " + previousVersion("b.t", "b.c", "b.a", "b.i", "b.v") + ") AND "
             + notRefused("b.t", "b.c", "b.a", "b.i", "b.r")
             + " ON CONFLICT DO NOTHING RETURNING stream_id";
+    /**
+     * The position below which a reader returns streams: the xmin of its snapshot, scaled. Below it every transaction
+     * has ended. While a transaction older than the migration to scaled positions ({@code lanes_position_scale}) is
+     * still open, the cut stays unscaled: such a transaction may be a writer of an older release that stores unscaled
+     * positions (see {@code V12__scaled_positions.sql}).
+     */
+    private static final String READ_CUT = "(SELECT CASE WHEN s.xmin > p.boundary THEN s.xmin * "
+            + POSITIONS_PER_TRANSACTION + " ELSE s.xmin END"
+            + " FROM lanes_position_scale p"
+            + " CROSS JOIN (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin) s)";
+
     private static final String REFUSED =
             "SELECT EXISTS (SELECT 1 FROM lanes_command_refusals WHERE " + KEY + " AND request_id = ?)";
     private static final String STORED_VERSION =
@@ -166,7 +166,7 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
     private static final String READ_ALL = "SELECT version, stream_id, request_id, command_id, created_at,"
             + " headers::text, events::text, position, tenant_id, context_name, aggregate_name, aggregate_id"
             + " FROM lanes_event_streams"
-            + " WHERE position >= ? AND position < pg_snapshot_xmin(pg_current_snapshot())::text::bigint"
+            + " WHERE position >= ? AND position < " + READ_CUT
             + " ORDER BY position LIMIT ?";
     private static final String READ_ALL_OF_TYPES = READ_ALL.replace(
             " ORDER BY",
@@ -419,11 +419,9 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
     }
 
     /**
-     * One transaction of two statements in one round trip, then its commit: a {@code DO} block takes one
-     * subtransaction id per stream (a row in a temporary table of the session, in a subtransaction of its own), and one
-     * multi-row {@code INSERT ... ON CONFLICT DO NOTHING} stores every stream whose version follows a stored one (or is
-     * 1) and whose version and request id are free, at the position of its subtransaction id. Returns which were
-     * inserted.
+     * One transaction of one statement, then its commit: a multi-row {@code INSERT ... ON CONFLICT DO NOTHING} stores
+     * every stream whose version follows a stored one (or is 1) and whose version and request id are free, at the
+     * transaction's scaled id plus its place in the batch. Returns which were inserted.
      */
     private static boolean[] insertBatch(Connection connection, List<GroupCommit.Pending<Encoded, Void>> batch)
             throws SQLException {
@@ -458,7 +456,7 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
         }
         List<String> stored = new ArrayList<>(size);
         connection.setAutoCommit(false);
-        try (PreparedStatement insert = connection.prepareStatement(batchInsert(size))) {
+        try (PreparedStatement insert = connection.prepareStatement(BATCH_INSERT)) {
             int i = 1;
             for (String[] column : List.of(tenants, contexts, names, ids)) {
                 insert.setArray(i++, connection.createArrayOf("text", column));
@@ -467,16 +465,10 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
             for (String[] column : List.of(streamIds, requestIds, commandIds, createdAt, headers, events)) {
                 insert.setArray(i++, connection.createArrayOf("text", column));
             }
-            boolean resultSet = insert.execute();
-            while (resultSet || insert.getUpdateCount() != -1) {
-                if (resultSet) {
-                    try (ResultSet rows = insert.getResultSet()) {
-                        while (rows.next()) {
-                            stored.add(rows.getString(1));
-                        }
-                    }
+            try (ResultSet rows = insert.executeQuery()) {
+                while (rows.next()) {
+                    stored.add(rows.getString(1));
                 }
-                resultSet = insert.getMoreResults();
             }
         }
         connection.commit();
@@ -491,11 +483,6 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
             }
         }
         return inserted;
-    }
-
-    /** The two statements of {@link #insertBatch} for {@code size} streams. */
-    static String batchInsert(int size) {
-        return BATCH_SLOTS.replace("%size%", Integer.toString(size)) + "; " + BATCH_INSERT;
     }
 
     /** A stream with its JSON columns, encoded on the subscriber's thread before a connection is taken. */

@@ -18,8 +18,7 @@ import java.util.Objects;
  * @param applicationName shown in {@code pg_stat_activity}
  * @param appendBatchSize the most streams the event store writes in one transaction (group commit, see {@link
  *     PostgresEventStore}); 1 writes every append in a transaction of its own. At most {@value #MAX_APPEND_BATCH_SIZE}:
- *     each stream of a batch takes a subtransaction id for its position, and PostgreSQL keeps at most 64 of them per
- *     transaction in shared memory (more make every snapshot of the cluster look them up on disk)
+ *     a stream's position is its transaction's id times 65,536 plus its place in its batch
  * @param appendBatchWait how long a writer of the event store may wait for a batch to fill while another batch is
  *     being written (an idle store never waits: an append finds a free writer and goes at once); zero never waits; at
  *     most 100 ms
@@ -34,7 +33,7 @@ public record PostgresOptions(
         Duration appendBatchWait) {
 
     /** The largest {@link #appendBatchSize()}. */
-    public static final int MAX_APPEND_BATCH_SIZE = 64;
+    public static final int MAX_APPEND_BATCH_SIZE = 65_535;
 
     private static final Duration MAX_APPEND_BATCH_WAIT = Duration.ofMillis(100);
 

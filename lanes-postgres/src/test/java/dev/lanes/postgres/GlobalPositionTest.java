@@ -33,7 +33,10 @@ class GlobalPositionTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
     private final PostgresEventStore store = TestDatabase.store();
 
-    /** A writer inside its transaction: the store's own insert, not committed yet; its position is its transaction id. */
+    /**
+     * A writer inside its transaction: the store's own insert, not committed yet; its position is its transaction id,
+     * scaled (an append alone).
+     */
     private static final class OpenAppend implements AutoCloseable {
         final Connection connection;
         final long position;
@@ -64,7 +67,7 @@ class GlobalPositionTest {
             try (PreparedStatement query = connection.prepareStatement("SELECT pg_current_xact_id()::text::bigint");
                     ResultSet rows = query.executeQuery()) {
                 rows.next();
-                position = rows.getLong(1);
+                position = rows.getLong(1) * PostgresEventStore.POSITIONS_PER_TRANSACTION;
             }
         }
 

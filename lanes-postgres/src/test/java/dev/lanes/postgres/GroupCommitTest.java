@@ -102,7 +102,7 @@ class GroupCommitTest {
             return (Connection) Proxy.newProxyInstance(
                     Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
                         if (method.getName().equals("prepareStatement")
-                                && String.valueOf(args[0]).contains("lanes_append_slots")) {
+                                && String.valueOf(args[0]).contains("WITH ORDINALITY AS b(")) {
                             batches.incrementAndGet();
                         }
                         if (method.getName().equals("prepareStatement")
@@ -362,6 +362,10 @@ class GroupCommitTest {
         assertThat(held.batches).as("appends were batched").hasPositiveValue();
         assertThat(followed).hasSize(aggregates * versions);
         assertThat(followed).extracting(PositionedStream::position).isSorted().doesNotHaveDuplicates();
+        assertThat(followed)
+                .extracting(each -> each.position() % PostgresEventStore.POSITIONS_PER_TRANSACTION)
+                .as("each stream's place in its transaction: 1 to 16 in a batch, 0 appended alone")
+                .allMatch(place -> place >= 0 && place <= 16);
         Map<AggregateId, List<Integer>> byAggregate = new HashMap<>();
         Set<String> seen = new HashSet<>();
         for (PositionedStream each : followed) {
@@ -665,9 +669,9 @@ class GroupCommitTest {
         PostgresOptions options = PostgresOptions.DEFAULT;
         assertThatThrownBy(() -> options.withAppendBatching(0, Duration.ZERO))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("appendBatchSize must be between 1 and 64: 0");
-        assertThatThrownBy(() -> options.withAppendBatching(65, Duration.ZERO))
-                .hasMessage("appendBatchSize must be between 1 and 64: 65");
+                .hasMessage("appendBatchSize must be between 1 and 65535: 0");
+        assertThatThrownBy(() -> options.withAppendBatching(65_536, Duration.ZERO))
+                .hasMessage("appendBatchSize must be between 1 and 65535: 65536");
         assertThatThrownBy(() -> options.withAppendBatching(8, Duration.ofMillis(-1)))
                 .hasMessage("appendBatchWait must be between 0 and 100 ms: PT-0.001S");
         assertThatThrownBy(() -> options.withAppendBatching(8, Duration.ofMillis(101)))

@@ -6,11 +6,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.lanes.eventsourcing.PositionedStream;
+import dev.lanes.examples.bank.AccountCommand.Deposit;
 import dev.lanes.examples.bank.AccountEvent.Deposited;
+import dev.lanes.examples.bank.Bank;
+import dev.lanes.messaging.CommandMessage;
+import dev.lanes.messaging.DomainEventStream;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CyclicBarrier;
@@ -18,6 +23,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 class MigrationsTest {
@@ -67,6 +73,7 @@ class MigrationsTest {
                             "lanes_deadlines",
                             "lanes_event_streams",
                             "lanes_partition_owners",
+                            "lanes_position_scale",
                             "lanes_schema_version",
                             "lanes_snapshots",
                             "lanes_tracking_checkpoints",
@@ -79,6 +86,116 @@ class MigrationsTest {
                             "lanes_event_streams_position_uk",
                             PostgresEventStore.REQUEST_CONSTRAINT,
                             PostgresEventStore.VERSION_CONSTRAINT);
+        }
+    }
+
+    /** A database at the version before {@code version}, as the release before it left it. */
+    private static void migrateBefore(HikariDataSource pool, int version) throws SQLException {
+        try (Connection connection = pool.getConnection();
+                Statement statement = connection.createStatement()) {
+            statement.execute("CREATE TABLE lanes_schema_version (version INTEGER PRIMARY KEY, description TEXT NOT"
+                    + " NULL, checksum TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())");
+            for (Migrations.Migration migration : Migrations.ALL) {
+                if (migration.version() < version) {
+                    String script = Migrations.read(migration);
+                    statement.execute(script);
+                    statement.execute("INSERT INTO lanes_schema_version (version, description, checksum) VALUES ("
+                            + migration.version() + ", '" + migration.description() + "', '"
+                            + Migrations.sha256(script) + "')");
+                }
+            }
+        }
+    }
+
+    /** A stream as a release before version 12 stored it: at an unscaled position (a transaction id by default). */
+    private static void insertUnscaled(Statement statement, String id, String position) throws SQLException {
+        statement.execute("INSERT INTO lanes_event_streams (tenant_id, context_name, aggregate_name, aggregate_id,"
+                + " version, stream_id, request_id, command_id, created_at, headers, events, position) VALUES"
+                + " ('default', 'bank', 'account', '" + id + "', 1, 's-" + id + "', 'r-" + id + "', 'c-" + id
+                + "', now(), '{}', '[{\"sequence\": 1, \"type\": \"" + Deposited.class.getName()
+                + "\", \"payload\": {\"amount\": 5, \"reference\": \"\"}}]', " + position + ")");
+    }
+
+    private static List<String> readIds(PostgresEventStore store, long from) {
+        return store.readAll(from, 10)
+                .map(positioned -> positioned.aggregateId().id())
+                .collectList()
+                .block();
+    }
+
+    /**
+     * The upgrade to scaled positions while a writer of the release before is open: a batch of that release took its
+     * transaction id before the migration (the ids of its positions) and stores its stream after it. A reader must not
+     * pass that stream's unscaled position meanwhile, though a stream stored before the migration lies above it: while
+     * a transaction older than the migration is open, readers keep the unscaled cut. With the scaled cut alone, "late"
+     * would be read after "above" had been, and a reader going on from there would never see it.
+     */
+    @Test
+    void aWriterOfTheReleaseBeforeOpenAcrossTheMigrationToScaledPositionsIsNeverPassed() throws Exception {
+        try (HikariDataSource pool = pool(TestDatabase.createDatabase())) {
+            migrateBefore(pool, 12);
+            try (Connection old = pool.getConnection();
+                    Statement oldWriter = old.createStatement();
+                    Connection other = pool.getConnection();
+                    Statement statement = other.createStatement()) {
+                insertUnscaled(statement, "before", "DEFAULT");
+                old.setAutoCommit(false);
+                long oldId;
+                try (ResultSet rows = oldWriter.executeQuery("SELECT pg_current_xact_id()::text::bigint")) {
+                    rows.next();
+                    oldId = rows.getLong(1);
+                }
+                insertUnscaled(statement, "above", "DEFAULT"); // a later transaction: above the open writer's id
+
+                assertThat(Migrations.apply(pool)).isEqualTo(Migrations.latestVersion());
+                try (PostgresEventStore store = new PostgresEventStore(pool)) {
+                    store.append(DomainEventStream.of(
+                                    CommandMessage.of(Bank.account("scaled"), new Deposit(5, ""), "r-scaled"),
+                                    1,
+                                    List.of(new Deposited(5, ""))))
+                            .block();
+
+                    assertThat(Awaitility.await()
+                                    .atMost(Duration.ofSeconds(30))
+                                    .until(() -> readIds(store, 0), ids -> !ids.isEmpty()))
+                            .as("nothing at or above the open writer's id is read while it is open")
+                            .containsExactly("before");
+
+                    insertUnscaled(oldWriter, "late", Long.toString(oldId));
+                    old.commit();
+                    List<PositionedStream> read = Awaitility.await()
+                            .atMost(Duration.ofSeconds(30))
+                            .until(() -> store.readAll(0, 10).collectList().block(), all -> all.size() == 4);
+                    assertThat(read)
+                            .extracting(positioned -> positioned.aggregateId().id())
+                            .containsExactly("before", "late", "above", "scaled");
+                    assertThat(read.get(3).position() / PostgresEventStore.POSITIONS_PER_TRANSACTION)
+                            .as("the new stream's position is its transaction's id, scaled")
+                            .isGreaterThan(read.get(2).position());
+                }
+            }
+        }
+    }
+
+    @Test
+    void aBatchOfTheReleaseBeforeThatTookItsIdsAfterTheMigrationIsRefusedByTheCheck() throws SQLException {
+        try (HikariDataSource pool = pool(TestDatabase.createDatabase())) {
+            migrateBefore(pool, 12);
+            Migrations.apply(pool);
+            try (Connection connection = pool.getConnection();
+                    Statement statement = connection.createStatement()) {
+                assertThatThrownBy(
+                                () -> insertUnscaled(statement, "unscaled", "pg_current_xact_id()::text::bigint + 1"))
+                        .isInstanceOf(SQLException.class)
+                        .hasMessageContaining("lanes_event_streams_position_scaled_ck");
+                insertUnscaled(statement, "scaled", "DEFAULT");
+            }
+            try (PostgresEventStore store = new PostgresEventStore(pool)) {
+                assertThat(Awaitility.await()
+                                .atMost(Duration.ofSeconds(30))
+                                .until(() -> readIds(store, 0), ids -> !ids.isEmpty()))
+                        .containsExactly("scaled");
+            }
         }
     }
 
@@ -132,19 +249,9 @@ class MigrationsTest {
     @Test
     void aCheckpointSavedBeforeVersion10BecomesSegmentZeroOfOneWithItsClaim() throws SQLException {
         try (HikariDataSource pool = pool(TestDatabase.createDatabase())) {
+            migrateBefore(pool, 10);
             try (Connection connection = pool.getConnection();
                     Statement statement = connection.createStatement()) {
-                statement.execute("CREATE TABLE lanes_schema_version (version INTEGER PRIMARY KEY, description TEXT NOT"
-                        + " NULL, checksum TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())");
-                for (Migrations.Migration migration : Migrations.ALL) {
-                    if (migration.version() < 10) {
-                        String script = Migrations.read(migration);
-                        statement.execute(script);
-                        statement.execute("INSERT INTO lanes_schema_version (version, description, checksum) VALUES ("
-                                + migration.version() + ", '" + migration.description() + "', '"
-                                + Migrations.sha256(script) + "')");
-                    }
-                }
                 statement.execute("INSERT INTO lanes_tracking_checkpoints (processor, position, owner, claimed_until)"
                         + " VALUES ('Orders', 4242, 'instance-1', now() + interval '1 hour')");
             }
