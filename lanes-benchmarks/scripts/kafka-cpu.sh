@@ -28,14 +28,8 @@ out=${OUT:-$(mktemp -d)}
 mkdir -p "$out"
 json=$out/run-$(date +%s%N).json
 
-# user + sys ticks of a process; with "reaped", also those of its waited-for children
-ticks() { awk -v r="${2:-}" '{ print $14 + $15 + (r ? $16 + $17 : 0) }' "/proc/$1/stat" 2>/dev/null || echo 0; }
-pg_ticks() {
-  local sum
-  sum=$(ticks "$pg_pid" reaped)
-  for child in $(pgrep -P "$pg_pid"); do sum=$((sum + $(ticks "$child"))); done
-  echo "$sum"
-}
+# shellcheck source=cpu-ticks.sh
+source "$(dirname "$0")/cpu-ticks.sh"
 snapshot() { echo "$(ticks "$cli") $(ticks "$broker_pid") $(pg_ticks) $(date +%s%N)"; }
 load=$(cut -d' ' -f1 /proc/loadavg)
 b0=$(ticks "$broker_pid")

@@ -29,14 +29,8 @@ mkdir -p "$out"
 pg_pid=$(head -1 "${PG_DATA:-/tmp/pg15/data}/postmaster.pid")
 
 sql() { $psql -Atq -c "$1"; }
-# user + sys ticks of a process; with "reaped", also those of its waited-for children
-ticks() { awk -v r="${2:-}" '{ print $14 + $15 + (r ? $16 + $17 : 0) }' "/proc/$1/stat" 2>/dev/null || echo 0; }
-pg_ticks() {
-  local sum
-  sum=$(ticks "$pg_pid" reaped)
-  for child in $(pgrep -P "$pg_pid"); do sum=$((sum + $(ticks "$child"))); done
-  echo "$sum"
-}
+# shellcheck source=cpu-ticks.sh
+source "$(dirname "$0")/cpu-ticks.sh"
 
 for run in $(seq "$runs"); do
   for build in before after; do

@@ -109,7 +109,9 @@ final class RawBaseline {
                         insert.setObject(parameter++, now);
                         insert.setString(parameter++, "{}");
                         insert.setString(parameter++, EVENTS);
-                        insert.setLong(parameter++, rows + 1);
+                        // a position of its own: negative, below every position a transaction could take (the
+                        // table keeps the events table's check on scaled positions, see V12__scaled_positions.sql)
+                        insert.setLong(parameter++, -(rows + 1));
                     }
                     insert.executeUpdate();
                     db.commit();
