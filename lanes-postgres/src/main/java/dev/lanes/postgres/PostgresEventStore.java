@@ -210,7 +210,7 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
     private final Jdbc jdbc;
     private final boolean ownsJdbc;
     private final StreamCodec codec;
-    private final int pageSize;
+    private final PostgresOptions options;
     private final GroupCommit<Encoded, Void> appends;
     private final GroupCommit<Lookup, Found> lookups;
 
@@ -223,11 +223,7 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
     }
 
     public PostgresEventStore(DataSource dataSource, EventSerializer serializer) {
-        this(
-                dataSource,
-                serializer,
-                PostgresOptions.DEFAULT.withPoolSize(
-                        Jdbc.threadsFor(Objects.requireNonNull(dataSource, "dataSource"))));
+        this(dataSource, serializer, PostgresOptions.sizedFor(dataSource));
     }
 
     /**
@@ -243,7 +239,7 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
         this.jdbc = jdbc;
         this.ownsJdbc = ownsJdbc;
         this.codec = new StreamCodec(Objects.requireNonNull(serializer, "serializer"));
-        this.pageSize = options.pageSize();
+        this.options = options;
         this.appends = new GroupCommit<>(
                 "The event store's appends on " + jdbc.server(),
                 jdbc.scheduler(),
@@ -319,6 +315,11 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
      */
     public PostgresCheckpointStore checkpointStore() {
         return new PostgresCheckpointStore(jdbc);
+    }
+
+    /** What the store runs with: its threads (one per connection), page size and group commit. */
+    public PostgresOptions options() {
+        return options;
     }
 
     /** The data source the store uses (its own pool after {@code connect}). */
@@ -631,7 +632,7 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
         return jdbc.call("loading " + id + " v" + from + ".." + to, connection -> select(connection, id, from, to))
                 .flatMapMany(rows -> {
                     Flux<DomainEventStream> streams = Flux.fromIterable(rows).map(row -> decode(id, row));
-                    if (rows.size() < pageSize) {
+                    if (rows.size() < options.pageSize()) {
                         return streams;
                     }
                     int last = rows.get(rows.size() - 1).version();
@@ -654,7 +655,7 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
             int i = bindKey(query, 1, id);
             query.setInt(i++, from);
             query.setInt(i++, to);
-            query.setInt(i, pageSize);
+            query.setInt(i, options.pageSize());
             return rows(query);
         }
     }

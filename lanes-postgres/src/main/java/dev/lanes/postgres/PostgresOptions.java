@@ -2,6 +2,7 @@ package dev.lanes.postgres;
 
 import java.time.Duration;
 import java.util.Objects;
+import javax.sql.DataSource;
 
 /**
  * How a store talks to PostgreSQL.
@@ -75,6 +76,14 @@ public record PostgresOptions(
         if (value.toSeconds() < 1) {
             throw new IllegalArgumentException(name + " must be at least 1 second: " + value);
         }
+    }
+
+    /**
+     * {@link #DEFAULT} with the pool size of a data source the caller owns: a {@code HikariDataSource}'s maximum pool
+     * size, else the default's. The store over it runs one thread per connection.
+     */
+    public static PostgresOptions sizedFor(DataSource dataSource) {
+        return DEFAULT.withPoolSize(Jdbc.threadsFor(Objects.requireNonNull(dataSource, "dataSource")));
     }
 
     public PostgresOptions withPoolSize(int poolSize) {

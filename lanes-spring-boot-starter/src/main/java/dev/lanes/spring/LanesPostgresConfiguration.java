@@ -11,6 +11,7 @@ import dev.lanes.postgres.PostgresCheckpointStore;
 import dev.lanes.postgres.PostgresDeadLetterQueue;
 import dev.lanes.postgres.PostgresDeadlineStore;
 import dev.lanes.postgres.PostgresEventStore;
+import dev.lanes.postgres.PostgresOptions;
 import dev.lanes.postgres.PostgresSnapshotStore;
 import dev.lanes.processing.deadletter.DeadLetterQueue;
 import javax.sql.DataSource;
@@ -66,7 +67,12 @@ class LanesPostgresConfiguration {
     @ConditionalOnMissingBean(EventStore.class)
     PostgresEventStore lanesPostgresEventStore(
             DataSource dataSource, LanesProperties properties, EventSerializer serializer) {
-        PostgresEventStore store = new PostgresEventStore(dataSource, serializer);
+        LanesProperties.Postgres postgres = properties.postgres();
+        PostgresEventStore store = new PostgresEventStore(
+                dataSource,
+                serializer,
+                PostgresOptions.sizedFor(dataSource)
+                        .withAppendBatching(postgres.appendBatchSize(), postgres.appendBatchWait()));
         if (properties.postgres().migrate()) {
             try {
                 store.migrate();

@@ -91,7 +91,13 @@ public record LanesProperties(
                 CommandBuses.DEFAULT_CAPACITY_PER_TYPE,
                 new Schedulers(SchedulerKind.PER_TYPE, null),
                 null,
-                new Postgres(true, true, Postgres.DEFAULT_SNAPSHOT_INTERVAL, Postgres.DEFAULT_SOCKET_TIMEOUT),
+                new Postgres(
+                        true,
+                        true,
+                        Postgres.DEFAULT_SNAPSHOT_INTERVAL,
+                        Postgres.DEFAULT_SOCKET_TIMEOUT,
+                        Postgres.DEFAULT_APPEND_BATCH_SIZE,
+                        Postgres.DEFAULT_APPEND_BATCH_WAIT),
                 new Kafka(null, null, "lanes", Lanes.DEFAULT_START_TIMEOUT, null, (short) 1, Map.of()),
                 new Processors(true, Map.of(), Map.of()),
                 new Deadlines(true));
@@ -156,18 +162,34 @@ public record LanesProperties(
      *     call fails (pgjdbc's socketTimeout, whole seconds), set on the application's DataSource unless it sets its own
      *     (in the JDBC URL, spring.datasource.hikari.data-source-properties.socketTimeout, or on a PGSimpleDataSource);
      *     0 leaves the DataSource as it is.
+     * @param appendBatchSize The most appends the event store writes in one transaction (group commit): appends that
+     *     arrive while every connection is busy share one multi-row statement; 1 writes each alone. From 1 to 65535.
+     * @param appendBatchWait How long a batch may wait to fill while another is being written (an idle store never
+     *     waits); 0 never waits. At most 100ms.
      */
     public record Postgres(
             @DefaultValue("true") boolean enabled,
             @DefaultValue("true") boolean migrate,
             @DefaultValue("100") int snapshotInterval,
-            @DefaultValue("30s") Duration socketTimeout) {
+            @DefaultValue("30s") Duration socketTimeout,
+            @DefaultValue("64") int appendBatchSize,
+            @DefaultValue("1ms") Duration appendBatchWait) {
 
         /** Snapshots every 100 versions unless set. */
         public static final int DEFAULT_SNAPSHOT_INTERVAL = 100;
 
         /** 30 seconds per JDBC round trip unless set: as long as a sender waits by default. */
         public static final Duration DEFAULT_SOCKET_TIMEOUT = Duration.ofSeconds(30);
+
+        /** Batches of up to 64 appends unless set (lanes-postgres' own default). */
+        public static final int DEFAULT_APPEND_BATCH_SIZE = 64;
+
+        /** A batch waits at most 1 ms to fill unless set (lanes-postgres' own default). */
+        public static final Duration DEFAULT_APPEND_BATCH_WAIT = Duration.ofMillis(1);
+
+        // a compile-time constant of lanes-postgres (inlined: this class loads without it on the classpath)
+        private static final int MAX_APPEND_BATCH_SIZE = dev.lanes.postgres.PostgresOptions.MAX_APPEND_BATCH_SIZE;
+        private static final Duration MAX_APPEND_BATCH_WAIT = Duration.ofMillis(100);
 
         /** @throws IllegalArgumentException naming the property and the value when one is negative */
         public Postgres {
@@ -180,6 +202,15 @@ public record LanesProperties(
                 throw new IllegalArgumentException(
                         "lanes.postgres.socket-timeout must be 0 (leave the DataSource alone) or at least 1s: "
                                 + socketTimeout);
+            }
+            if (appendBatchSize < 1 || appendBatchSize > MAX_APPEND_BATCH_SIZE) {
+                throw new IllegalArgumentException("lanes.postgres.append-batch-size must be from 1 to "
+                        + MAX_APPEND_BATCH_SIZE + ": " + appendBatchSize);
+            }
+            Objects.requireNonNull(appendBatchWait, "lanes.postgres.append-batch-wait");
+            if (appendBatchWait.isNegative() || appendBatchWait.compareTo(MAX_APPEND_BATCH_WAIT) > 0) {
+                throw new IllegalArgumentException(
+                        "lanes.postgres.append-batch-wait must be from 0 to 100ms: " + appendBatchWait);
             }
         }
     }

@@ -17,6 +17,8 @@ import dev.lanes.examples.bank.Bank;
 import dev.lanes.micrometer.LanesMicrometer;
 import dev.lanes.postgres.PostgresCheckpointStore;
 import dev.lanes.postgres.PostgresDeadLetterQueue;
+import dev.lanes.postgres.PostgresEventStore;
+import dev.lanes.postgres.PostgresOptions;
 import dev.lanes.postgres.PostgresSnapshotStore;
 import dev.lanes.postgres.PostgresUnavailableException;
 import dev.lanes.processing.EventProcessor;
@@ -250,6 +252,25 @@ class LanesPostgresWiringTest {
                     assertThat(health.getStatus()).isEqualTo(Status.UP);
                     assertThat(health.getDetails()).containsKey("catchingUp");
                     gate.complete(null);
+                });
+    }
+
+    @Test
+    void theEventStoreTakesItsGroupCommitFromThePropertiesAndItsThreadsFromThePool() {
+        runner.withPropertyValues(database()).run(context -> {
+            PostgresOptions options = context.getBean(PostgresEventStore.class).options();
+            assertThat(options.appendBatchSize()).isEqualTo(LanesProperties.Postgres.DEFAULT_APPEND_BATCH_SIZE);
+            assertThat(options.appendBatchWait()).isEqualTo(LanesProperties.Postgres.DEFAULT_APPEND_BATCH_WAIT);
+            assertThat(options.poolSize())
+                    .isEqualTo(((HikariDataSource) context.getBean(DataSource.class)).getMaximumPoolSize());
+        });
+        runner.withPropertyValues(database())
+                .withPropertyValues("lanes.postgres.append-batch-size=500", "lanes.postgres.append-batch-wait=0")
+                .run(context -> {
+                    PostgresOptions options =
+                            context.getBean(PostgresEventStore.class).options();
+                    assertThat(options.appendBatchSize()).isEqualTo(500);
+                    assertThat(options.appendBatchWait()).isZero();
                 });
     }
 

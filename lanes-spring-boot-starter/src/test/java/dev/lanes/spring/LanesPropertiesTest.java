@@ -130,6 +130,8 @@ class LanesPropertiesTest {
                         "\"lanes.postgres.migrate\"",
                         "\"lanes.postgres.snapshot-interval\"",
                         "\"lanes.postgres.socket-timeout\"",
+                        "\"lanes.postgres.append-batch-size\"",
+                        "\"lanes.postgres.append-batch-wait\"",
                         "\"lanes.store\"",
                         "\"lanes.processors.feed\"",
                         "\"lanes.processors.health-waits-for-catch-up\"",

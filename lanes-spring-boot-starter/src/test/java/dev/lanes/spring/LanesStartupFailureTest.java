@@ -50,6 +50,8 @@ class LanesStartupFailureTest {
                 "lanes.postgres.enabled=false,lanes.store=postgres | lanes.store: 'postgres' contradicts"
                         + " lanes.postgres.enabled=false; set one of them only",
                 "lanes.postgres.snapshot-interval=-1 | lanes.postgres.snapshot-interval must be 0 (none) or positive: -1",
+                "lanes.postgres.append-batch-size=0 | lanes.postgres.append-batch-size must be from 1 to 65535: 0",
+                "lanes.postgres.append-batch-wait=1s | lanes.postgres.append-batch-wait must be from 0 to 100ms: PT1S",
                 "lanes.shutdown-timeout=45s     | lanes.shutdown-timeout (PT45S) must not be longer than"
                         + " spring.lifecycle.timeout-per-shutdown-phase (PT30S): Spring would stop waiting for Lanes'"
                         + " graceful stop while it still drains; raise the phase timeout or lower Lanes' own",
