@@ -56,6 +56,14 @@ final class StoreOptions {
                     + " instead of keeping it for inspection.")
     boolean dropSchema;
 
+    @Option(
+            names = "--append-batch-size",
+            paramLabel = "N",
+            description = "With --store postgres: the most appends written in one transaction (group commit),"
+                    + " 1 to 65535 (default: 64, lanes-postgres' own).")
+    @Nullable
+    Integer appendBatchSize;
+
     /** The URL of the run's schema, once {@link #open()} made it (for the raw baseline's scratch table). */
     @Nullable
     String runUrl;
@@ -70,6 +78,17 @@ final class StoreOptions {
         if (kind == Kind.MEMORY && jdbcUrl != null) {
             throw new ParameterException(
                     spec.commandLine(), "--jdbc-url '" + withoutQuery(jdbcUrl) + "' needs --store postgres");
+        }
+        if (kind == Kind.MEMORY && appendBatchSize != null) {
+            throw new ParameterException(spec.commandLine(), "--append-batch-size needs --store postgres");
+        }
+        if (appendBatchSize != null) {
+            try {
+                storeOptions();
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(
+                        spec.commandLine(), "Invalid value for option '--append-batch-size': " + e.getMessage());
+            }
         }
         if (jdbcUrl != null && PostgresTarget.parse(jdbcUrl) == null) {
             throw new ParameterException(
@@ -108,7 +127,7 @@ final class StoreOptions {
 
     private Stores postgres(String databaseUrl, String url, String schema, PrintWriter err) {
         JacksonEventSerializer codec = EventCodec.bank();
-        PostgresEventStore events = PostgresEventStore.connect(url, user, password, OPTIONS, codec);
+        PostgresEventStore events = PostgresEventStore.connect(url, user, password, storeOptions(), codec);
         try {
             events.migrate();
         } catch (RuntimeException e) {
@@ -135,6 +154,13 @@ final class StoreOptions {
                     queues.add(queue);
                     return queue;
                 });
+    }
+
+    /** {@link #OPTIONS} with the group commit's batch size of {@code --append-batch-size}, if given. */
+    private PostgresOptions storeOptions() {
+        return appendBatchSize == null
+                ? OPTIONS
+                : OPTIONS.withAppendBatching(appendBatchSize, OPTIONS.appendBatchWait());
     }
 
     private String inFreshSchema(String url, String schema) throws SQLException {

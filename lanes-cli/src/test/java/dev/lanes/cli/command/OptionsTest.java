@@ -37,6 +37,30 @@ class OptionsTest {
     }
 
     @Test
+    void theAppendBatchSizeNeedsThePostgresStoreAndARangeValue() {
+        Cli.Result inMemory = Cli.run("bench", "--scenario", "command", "--append-batch-size", "256");
+        assertThat(inMemory.exitCode()).isEqualTo(2);
+        assertThat(inMemory.err()).contains("--append-batch-size needs --store postgres");
+
+        Cli.Result outOfRange = Cli.run(
+                "bench",
+                "--scenario",
+                "command",
+                "--store",
+                "postgres",
+                "--jdbc-url",
+                "jdbc:postgresql://h:1/d",
+                "--append-batch-size",
+                "0");
+        assertThat(outOfRange.exitCode()).isEqualTo(2);
+        assertThat(outOfRange.err())
+                .contains("Invalid value for option '--append-batch-size': appendBatchSize must be between 1 and"
+                        + " 65535: 0")
+                .contains("Try 'lanes bench --help' for more information.");
+        assertThat(outOfRange.out()).isEmpty();
+    }
+
+    @Test
     void anUnknownScenarioIsNamedWithTheValidOnes() {
         Cli.Result result = Cli.run("bench", "--scenario", "sideways");
 
