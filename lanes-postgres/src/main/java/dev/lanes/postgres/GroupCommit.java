@@ -7,7 +7,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
@@ -19,7 +20,8 @@ import reactor.core.scheduler.Scheduler;
  * are written at once, each of at most {@code batchSize} items in submission order. A submission that finds a writer
  * free is written at once (alone, if nothing else is queued); while every writer is busy, submissions queue and the next
  * free writer takes up to {@code batchSize} of them. A writer that starts while another batch is still being written
- * may wait up to {@code maxWait} for its batch to fill; one that starts on an idle queue never waits.
+ * may wait up to {@code maxWait} for its batch to fill; one that starts on an idle queue never waits. A waiting writer
+ * sleeps until the submission that fills its batch wakes it, or its wait ends: it does not poll the queue.
  *
  * <p>Threads: batches are written on {@code scheduler}; every submission's outcome is signalled there. After {@link
  * #close()}, queued submissions fail with the closed error and new ones are refused the same way.
@@ -96,6 +98,11 @@ final class GroupCommit<T, R> {
     private final AtomicInteger queued = new AtomicInteger();
     private final AtomicInteger writing = new AtomicInteger();
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Writers waiting for their batch to fill; a submission that fills one wakes them through {@link #filled}. */
+    private final AtomicInteger waitingToFill = new AtomicInteger();
+
+    private final ReentrantLock fillLock = new ReentrantLock();
+    private final Condition filled = fillLock.newCondition();
     private final String name;
     private final Scheduler scheduler;
     private final int writers;
@@ -138,7 +145,9 @@ final class GroupCommit<T, R> {
                 return;
             }
             queue.add(pending);
-            queued.incrementAndGet();
+            if (queued.incrementAndGet() >= batchSize && waitingToFill.get() > 0) {
+                wakeWaitingWriters();
+            }
             if (closed.get()) {
                 failQueued();
                 return;
@@ -209,10 +218,7 @@ final class GroupCommit<T, R> {
     /** Up to {@code batchSize} queued items, after waiting for more while another batch is being written. */
     private List<Pending<T, R>> take() {
         if (maxWaitNanos > 0 && writing.get() > 1 && queued.get() < batchSize) {
-            long deadline = System.nanoTime() + maxWaitNanos;
-            while (queued.get() < batchSize && !closed.get() && deadline - System.nanoTime() > 0) {
-                LockSupport.parkNanos(Math.min(50_000L, maxWaitNanos));
-            }
+            awaitFilled();
         }
         List<Pending<T, R>> batch = new ArrayList<>(Math.min(batchSize, Math.max(1, queued.get())));
         while (batch.size() < batchSize) {
@@ -228,6 +234,41 @@ final class GroupCommit<T, R> {
         return batch;
     }
 
+    /*
+     * No wake-up is lost: a writer counts itself as waiting before it looks at the queue under the lock, and a
+     * submitter counts its item before it looks for waiting writers, so either the writer sees the batch full or the
+     * submitter sees the writer and signals it under the same lock (after the writer began to wait, or before it looked).
+     */
+    private void awaitFilled() {
+        waitingToFill.incrementAndGet();
+        fillLock.lock();
+        try {
+            long remaining = maxWaitNanos;
+            while (queued.get() < batchSize && !closed.get() && remaining > 0) {
+                remaining = filled.awaitNanos(remaining);
+            }
+        } catch (InterruptedException stopping) {
+            Thread.currentThread().interrupt(); // the scheduler is stopping: write what is queued now
+        } finally {
+            fillLock.unlock();
+            waitingToFill.decrementAndGet();
+        }
+    }
+
+    /** Writers now waiting for their batch to fill (for tests). */
+    int writersWaitingToFill() {
+        return waitingToFill.get();
+    }
+
+    private void wakeWaitingWriters() {
+        fillLock.lock();
+        try {
+            filled.signalAll();
+        } finally {
+            fillLock.unlock();
+        }
+    }
+
     private void failQueued() {
         for (Pending<T, R> next = queue.poll(); next != null; next = queue.poll()) {
             queued.decrementAndGet();
@@ -240,6 +281,7 @@ final class GroupCommit<T, R> {
     void close() {
         if (closed.compareAndSet(false, true)) {
             failQueued();
+            wakeWaitingWriters();
         }
     }
 }
