@@ -233,6 +233,10 @@ final class Replies implements CommandResults.UntrackedOutcomes {
     }
 
     private void apply(ConsumerRecord<String, byte[]> record) {
+        String to = record.key();
+        if (to != null && !to.equals(instance)) {
+            return; // keyed by its addressee: another instance whose id shares the partition, not decoded here
+        }
         Reply reply;
         try {
             reply = kafka.codec().decodeReply(record.headers(), record.value());
