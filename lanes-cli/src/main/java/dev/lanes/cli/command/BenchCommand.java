@@ -59,6 +59,11 @@ final class BenchCommand implements Callable<Integer> {
     private static final Duration STUCK_LANE_SHUTDOWN_TIMEOUT = Duration.ofSeconds(1);
     /** The command scenario's warm-up: the JIT compiles the path and the heap grows to its size meanwhile. */
     private static final Duration COMMAND_WARMUP = Duration.ofSeconds(5);
+    /**
+     * The same with PostgreSQL or Kafka: the JIT compiles the driver's and the clients' code too, on cores it shares
+     * with the backends (on 2 cores, 5 s left a third of the CLI's CPU to the compiler in the measured phase).
+     */
+    private static final Duration BACKEND_COMMAND_WARMUP = Duration.ofSeconds(15);
 
     @Spec
     @SuppressWarnings("NullAway.Init") // injected by picocli before call()
@@ -149,7 +154,8 @@ final class BenchCommand implements Callable<Integer> {
             paramLabel = "DURATION",
             description = "Latencies of messages created this early are left out, 0s to 1h; command: the commands"
                     + " sent this early warm the JVM up, stored and audited but counted in neither the throughput nor"
-                    + " the latencies (default: hot-key 1s, command 5s, others 0).")
+                    + " the latencies (default: hot-key 1s, command 5s, or 15s with --store postgres or --bus kafka,"
+                    + " others 0).")
     @Nullable
     Duration warmup;
 
@@ -289,7 +295,7 @@ final class BenchCommand implements Callable<Integer> {
                 strategy,
                 orDefault(aggregates, 1_000),
                 clients,
-                warmup != null ? warmup : COMMAND_WARMUP,
+                warmup != null ? warmup : commandWarmup(store.kind, bus.kind),
                 null,
                 orDefault(messages, 300_000),
                 report.shutdownTimeout(DEFAULT_SHUTDOWN_TIMEOUT),
@@ -309,6 +315,13 @@ final class BenchCommand implements Callable<Integer> {
         }
         String spans = tracing.spanCounts();
         return spans == null ? traced : traced.withNotes(List.of(spans));
+    }
+
+    /** The command scenario's warm-up when {@code --warmup} is not given. */
+    static Duration commandWarmup(StoreOptions.Kind store, BusOptions.Kind bus) {
+        return store == StoreOptions.Kind.MEMORY && bus == BusOptions.Kind.MEMORY
+                ? COMMAND_WARMUP
+                : BACKEND_COMMAND_WARMUP;
     }
 
     private Report engine(Progress progress) {

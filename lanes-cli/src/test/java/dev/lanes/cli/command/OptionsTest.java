@@ -355,4 +355,16 @@ class OptionsTest {
         assertThat(Converters.duration("2m")).isEqualTo(Duration.ofMinutes(2));
         assertThat(Converters.duration("PT3S")).isEqualTo(Duration.ofSeconds(3));
     }
+
+    @Test
+    void theCommandBenchWarmsUpLongerWithARealBackendUnlessTold() {
+        assertThat(BenchCommand.commandWarmup(StoreOptions.Kind.MEMORY, BusOptions.Kind.MEMORY))
+                .isEqualTo(Duration.ofSeconds(5));
+        assertThat(BenchCommand.commandWarmup(StoreOptions.Kind.POSTGRES, BusOptions.Kind.MEMORY))
+                .isEqualTo(Duration.ofSeconds(15));
+        assertThat(BenchCommand.commandWarmup(StoreOptions.Kind.MEMORY, BusOptions.Kind.KAFKA))
+                .isEqualTo(Duration.ofSeconds(15));
+        assertThat(BenchCommand.commandWarmup(StoreOptions.Kind.POSTGRES, BusOptions.Kind.KAFKA))
+                .isEqualTo(Duration.ofSeconds(15));
+    }
 }
