@@ -67,14 +67,31 @@ class GroupCommitFillTest {
                 () -> new IllegalStateException("Fill test is closed"));
     }
 
+    /** A group commit whose first writer is busy with "hold" until {@link #release()}. */
+    private final class OneWriterHeld {
+        private final CountDownLatch held = new CountDownLatch(1);
+        private final GroupCommit<String, String> commit;
+        private final Mono<String> hold;
+
+        OneWriterHeld() throws InterruptedException {
+            CountDownLatch holding = new CountDownLatch(1);
+            commit = committing(holding, held);
+            hold = commit.submit("hold").cache();
+            hold.subscribe();
+            assertThat(holding.await(TIMEOUT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+            written.clear();
+        }
+
+        void release() {
+            held.countDown();
+            assertThat(hold.block(TIMEOUT)).isEqualTo("hold");
+        }
+    }
+
     @Test
     void theSubmissionThatFillsAWaitingWritersBatchWakesIt() throws InterruptedException {
-        CountDownLatch holding = new CountDownLatch(1);
-        CountDownLatch held = new CountDownLatch(1);
-        GroupCommit<String, String> commit = committing(holding, held);
-        Mono<String> hold = commit.submit("hold").cache();
-        hold.subscribe();
-        assertThat(holding.await(TIMEOUT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        OneWriterHeld oneHeld = new OneWriterHeld();
+        GroupCommit<String, String> commit = oneHeld.commit;
         Mono<String> first = commit.submit("a").cache();
         first.subscribe();
         await().atMost(TIMEOUT).until(() -> commit.writersWaitingToFill() == 1);
@@ -85,20 +102,14 @@ class GroupCommitFillTest {
         assertThat(rest).containsExactlyInAnyOrder("b", "c");
         assertThat(first.block(TIMEOUT)).isEqualTo("a");
         assertThat(written).containsExactly(List.of("a", "b", "c"));
-        held.countDown();
-        assertThat(hold.block(TIMEOUT)).isEqualTo("hold");
+        oneHeld.release();
     }
 
     @Test
     void noWakeUpIsLostToASubmissionThatRacesTheWaitingWritersStart() throws InterruptedException {
         for (int round = 0; round < 5000; round++) {
-            CountDownLatch holding = new CountDownLatch(1);
-            CountDownLatch held = new CountDownLatch(1);
-            GroupCommit<String, String> commit = committing(holding, held);
-            Mono<String> hold = commit.submit("hold").cache();
-            hold.subscribe();
-            assertThat(holding.await(TIMEOUT.toSeconds(), TimeUnit.SECONDS)).isTrue();
-            written.clear();
+            OneWriterHeld oneHeld = new OneWriterHeld();
+            GroupCommit<String, String> commit = oneHeld.commit;
             Mono<String> first = commit.submit("r0").cache();
             first.subscribe(); // starts the second writer, on another thread
             // the filling submission lands before, while or after that writer begins to wait, 13 ns later each round
@@ -116,8 +127,7 @@ class GroupCommitFillTest {
             assertThat(rest).as("round %d", round).containsExactlyInAnyOrder("r1", "r2");
             assertThat(first.block(TIMEOUT)).isEqualTo("r0");
             assertThat(written).as("round %d", round).containsExactly(List.of("r0", "r1", "r2"));
-            held.countDown();
-            assertThat(hold.block(TIMEOUT)).isEqualTo("hold");
+            oneHeld.release();
         }
     }
 }
