@@ -13,7 +13,8 @@
 # Environment: BROKER_PID (default: the pid in /tmp/kbroker/broker.pid), PG_DATA (default /tmp/pg15/data),
 # BOOTSTRAP (127.0.0.1:19092), JDBC_URL (jdbc:postgresql://127.0.0.1:15432/postgres), MESSAGES (20000),
 # CLIENTS (256), WARMUP (5s), AGGREGATES (1000), JAVA_OPTS (options of the CLI's JVM, e.g. a profiler agent),
-# OUT (a folder for the run's JSON and output; a temporary one by default).
+# OUT (a folder for the run's JSON and output; a temporary one by default), CLEANUP (--drop-schema --delete-topics:
+# the run leaves no schema, topic or consumer group behind; empty for a jar older than --delete-topics).
 set -euo pipefail
 if [ $# -lt 1 ]; then
   echo "usage: $0 JAR [bench arguments]" >&2
@@ -39,7 +40,7 @@ t0=$(date +%s%N)
 java ${JAVA_OPTS:-} -jar "$jar" bench --scenario command --bus kafka --bootstrap-servers "${BOOTSTRAP:-127.0.0.1:19092}" \
   --store postgres --jdbc-url "${JDBC_URL:-jdbc:postgresql://127.0.0.1:15432/postgres}" \
   --messages "${MESSAGES:-20000}" --clients "${CLIENTS:-256}" --warmup "${WARMUP:-5s}" \
-  --aggregates "${AGGREGATES:-1000}" --json "$json" "$@" > "$json.out" 2>&1 &
+  --aggregates "${AGGREGATES:-1000}" --json "$json" ${CLEANUP---drop-schema --delete-topics} "$@" > "$json.out" 2>&1 &
 cli=$!
 c=0
 start=""

@@ -11,6 +11,14 @@ import dev.lanes.testsupport.TestKafka;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.GroupListing;
+import org.apache.kafka.clients.admin.ListGroupsOptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -59,6 +67,46 @@ class KafkaDemoTest {
                         "nothing lost",
                         "every command answered",
                         "graceful stop");
+        assertThat(topicsAndGroupsOfTheRun(result.out()))
+                .as("kept for inspection without --delete-topics")
+                .contains(
+                        runPrefix(result.out()) + ".bank.commands",
+                        runPrefix(result.out()) + ".bank.events",
+                        "group " + runPrefix(result.out()) + ".commands");
+    }
+
+    @Test
+    void deleteTopicsLeavesNothingOfTheRunOnTheBroker() throws Exception {
+        Cli.Result result = twoInstances("--commands", "200", "--delete-topics");
+
+        assertThat(result.exitCode()).as(result.out() + result.err()).isZero();
+        assertThat(result.out()).contains("Result        PASS");
+        assertThat(result.err()).doesNotContain("were not all deleted");
+        assertThat(topicsAndGroupsOfTheRun(result.out())).isEmpty();
+    }
+
+    /** The prefix of the run's topics, from the report's setup line ({@code (topics lanes_run_<millis>.bank...}). */
+    private static String runPrefix(String out) {
+        Matcher topics = Pattern.compile("topics (lanes_run_\\d+)\\.").matcher(out);
+        assertThat(topics.find()).as(out).isTrue();
+        return topics.group(1);
+    }
+
+    /** The broker's topics, and consumer groups as "group NAME", whose names begin with the run's prefix. */
+    private static List<String> topicsAndGroupsOfTheRun(String out) throws Exception {
+        String prefix = runPrefix(out) + ".";
+        try (Admin admin = Admin.create(
+                Map.<String, Object>of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, TestKafka.bootstrapServers()))) {
+            List<String> found = new ArrayList<>();
+            admin.listTopics().names().get(30, TimeUnit.SECONDS).stream()
+                    .filter(topic -> topic.startsWith(prefix))
+                    .forEach(found::add);
+            admin.listGroups(ListGroupsOptions.forConsumerGroups()).all().get(30, TimeUnit.SECONDS).stream()
+                    .map(GroupListing::groupId)
+                    .filter(group -> group.startsWith(prefix))
+                    .forEach(group -> found.add("group " + group));
+            return found;
+        }
     }
 
     @Test
@@ -116,6 +164,7 @@ class KafkaDemoTest {
         assertThat(Cli.run("demo", "--instances", "3").err()).contains("--instances 3 needs --bus kafka");
         assertThat(Cli.run("demo", "--kafka-property", "linger.ms=5").err())
                 .contains("--kafka-property needs --bus kafka");
+        assertThat(Cli.run("demo", "--delete-topics").err()).contains("--delete-topics needs --bus kafka");
         assertThat(Cli.run("demo", "--bus", "kafka", "--bootstrap-servers", "h:1", "--kafka-property", "linger.ms")
                         .err())
                 .contains("linger.ms");

@@ -256,6 +256,8 @@ final class BenchCommand implements Callable<Integer> {
             Report lanes = command(progress, stores, buses);
             return lanes.withNotes(RawBaseline.notes(
                     rates, lanes.load().throughputPerSecond(), lanes.setup().unit()));
+        } finally {
+            bus.deleteRunTopics(spec.commandLine().getErr());
         }
     }
 

@@ -3,15 +3,20 @@ package dev.lanes.cli.command;
 import dev.lanes.cli.bank.Buses;
 import dev.lanes.kafka.KafkaOptions;
 import dev.lanes.kafka.TopicNaming;
+import java.io.PrintWriter;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.GroupListing;
+import org.apache.kafka.clients.admin.ListGroupsOptions;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -21,6 +26,8 @@ import picocli.CommandLine.ParameterException;
 final class BusOptions {
     /** How long the check at open waits for a broker to answer. */
     static final int PROBE_SECONDS = 5;
+    /** How long each step of deleting a run's topics and groups may take. */
+    private static final int CLEANUP_SECONDS = 30;
 
     private static final Pattern SERVERS = Pattern.compile("[^,:\\s]+:\\d{1,5}(,[^,:\\s]+:\\d{1,5})*");
 
@@ -63,6 +70,15 @@ final class BusOptions {
                     + " partition.assignment.strategy=org.apache.kafka.clients.consumer.CooperativeStickyAssignor.")
     Map<String, String> kafkaProperties = new LinkedHashMap<>();
 
+    @Option(
+            names = "--delete-topics",
+            description = "With --bus kafka: delete the run's topics (lanes_run_<millis>.*) and consumer groups when"
+                    + " the run ends, so repeated runs leave nothing on the broker (kept for inspection otherwise).")
+    boolean deleteTopics;
+
+    /** The prefix of the run's topics and consumer groups, once {@link #open()} chose it. */
+    private @Nullable String runPrefix;
+
     void validate(CommandSpec spec) {
         String servers = bootstrapServers;
         if (kind == Kind.MEMORY && !kafkaProperties.isEmpty()) {
@@ -73,6 +89,9 @@ final class BusOptions {
         }
         if (kind == Kind.MEMORY && servers != null) {
             throw new ParameterException(spec.commandLine(), "--bootstrap-servers needs --bus kafka");
+        }
+        if (kind == Kind.MEMORY && deleteTopics) {
+            throw new ParameterException(spec.commandLine(), "--delete-topics needs --bus kafka");
         }
         if (kind == Kind.MEMORY && instances != 1) {
             throw new ParameterException(
@@ -99,8 +118,10 @@ final class BusOptions {
             return Buses.memory();
         }
         probe(servers, kafkaProperties);
+        String prefix = "lanes_run_" + System.currentTimeMillis();
+        runPrefix = prefix;
         KafkaOptions options = KafkaOptions.of(servers)
-                .withTopics(TopicNaming.perContext("lanes_run_" + System.currentTimeMillis()))
+                .withTopics(TopicNaming.perContext(prefix))
                 .withTopicCreation(partitions, (short) 1)
                 .withInstanceId("lanes-demo");
         for (Map.Entry<String, String> property : kafkaProperties.entrySet()) {
@@ -109,15 +130,62 @@ final class BusOptions {
         return Buses.kafka(options, instances);
     }
 
-    /** Checks that a broker answers, with the run's client settings (security ones included). */
-    private static void probe(String servers, Map<String, String> clientProperties) {
+    /**
+     * With {@code --delete-topics}, after the run's clients closed: deletes the consumer groups and the topics whose
+     * names begin with the run's prefix. A failure is told on {@code err}, naming the prefix, and does not fail the
+     * run: its figures stand.
+     */
+    void deleteRunTopics(PrintWriter err) {
+        String prefix = runPrefix;
+        String servers = bootstrapServers;
+        if (!deleteTopics || prefix == null || servers == null) {
+            return;
+        }
+        try (Admin admin = Admin.create(adminProperties(servers, kafkaProperties, "lanes-cli-cleanup"))) {
+            List<String> groups = admin
+                    .listGroups(ListGroupsOptions.forConsumerGroups())
+                    .all()
+                    .get(CLEANUP_SECONDS, TimeUnit.SECONDS)
+                    .stream()
+                    .map(GroupListing::groupId)
+                    .filter(group -> group.startsWith(prefix + "."))
+                    .collect(Collectors.toList());
+            if (!groups.isEmpty()) {
+                admin.deleteConsumerGroups(groups).all().get(CLEANUP_SECONDS, TimeUnit.SECONDS);
+            }
+            List<String> topics = admin.listTopics().names().get(CLEANUP_SECONDS, TimeUnit.SECONDS).stream()
+                    .filter(topic -> topic.startsWith(prefix + "."))
+                    .collect(Collectors.toList());
+            if (!topics.isEmpty()) {
+                admin.deleteTopics(topics).all().get(CLEANUP_SECONDS, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            notDeleted(err, prefix, "interrupted");
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            notDeleted(err, prefix, reason(e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e));
+        }
+    }
+
+    private static void notDeleted(PrintWriter err, String prefix, String why) {
+        err.println("Note: the run's topics and consumer groups " + prefix + ".* were not all deleted"
+                + " (--delete-topics): " + why);
+        err.flush();
+    }
+
+    private static Properties adminProperties(String servers, Map<String, String> clientProperties, String clientId) {
         Properties properties = new Properties();
         properties.putAll(clientProperties);
         properties.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, servers);
-        properties.put(AdminClientConfig.CLIENT_ID_CONFIG, "lanes-cli-probe");
+        properties.put(AdminClientConfig.CLIENT_ID_CONFIG, clientId);
         properties.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Integer.toString(PROBE_SECONDS * 1000));
         properties.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, Integer.toString(PROBE_SECONDS * 1000));
-        try (Admin admin = Admin.create(properties)) {
+        return properties;
+    }
+
+    /** Checks that a broker answers, with the run's client settings (security ones included). */
+    private static void probe(String servers, Map<String, String> clientProperties) {
+        try (Admin admin = Admin.create(adminProperties(servers, clientProperties, "lanes-cli-probe"))) {
             admin.describeCluster().nodes().get(PROBE_SECONDS, TimeUnit.SECONDS);
         } catch (TimeoutException e) {
             throw unreachable(servers, "no broker answered within " + PROBE_SECONDS + " s");

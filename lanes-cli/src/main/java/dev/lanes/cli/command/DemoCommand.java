@@ -198,6 +198,7 @@ final class DemoCommand implements Callable<Integer> {
                     stop,
                     traced == null ? MessageTracing.NONE : traced.tracing());
         } finally {
+            bus.deleteRunTopics(spec.commandLine().getErr());
             if (traced != null) {
                 traced.close();
                 waterfall = traced.waterfall();
