@@ -4,11 +4,13 @@ import static dev.lanes.cli.ReportAssertions.assertStableFieldsAndAllPass;
 import static dev.lanes.cli.ReportAssertions.invariantNames;
 import static dev.lanes.cli.ReportAssertions.readReport;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.lanes.cli.command.ExitCode;
 import dev.lanes.testsupport.TestKafka;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -82,7 +84,10 @@ class KafkaDemoTest {
         assertThat(result.exitCode()).as(result.out() + result.err()).isZero();
         assertThat(result.out()).contains("Result        PASS");
         assertThat(result.err()).doesNotContain("were not all deleted");
-        assertThat(topicsAndGroupsOfTheRun(result.out())).isEmpty();
+        // the deletion is committed when the run ends; the broker's metadata may show it a moment later
+        await().atMost(Duration.ofSeconds(30))
+                .untilAsserted(
+                        () -> assertThat(topicsAndGroupsOfTheRun(result.out())).isEmpty());
     }
 
     /** The prefix of the run's topics, from the report's setup line ({@code (topics lanes_run_<millis>.bank...}). */

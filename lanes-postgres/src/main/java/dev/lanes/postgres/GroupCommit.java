@@ -86,8 +86,8 @@ final class GroupCommit<T, R> {
 
     /**
      * Writes one batch and gives every one of its items an outcome, on its own thread before it returns (it must not
-     * throw). The outcomes reach their callers
-     * after it returned, so that no caller's continuation runs while it holds what it writes with (a connection).
+     * throw). The outcomes reach their callers after it returned, so that no caller's continuation runs while it holds
+     * what it writes with (a connection).
      */
     @FunctionalInterface
     interface BatchWriter<T, R> {

@@ -43,11 +43,11 @@ import reactor.core.scheduler.Scheduler;
  * another batch is in flight waits up to {@link PostgresOptions#appendBatchWait()} for its batch to fill. A batch of
  * one stream is one {@code INSERT ... SELECT ... WHERE} statement in its own transaction (one round trip), as before
  * group commit. A larger batch is one transaction of two round trips: one multi-row {@code INSERT ... ON CONFLICT DO
- * NOTHING}, then the commit. A stream is inserted only
- * if it is version 1 or the aggregate holds the previous version, only if the aggregate refused no command of its
- * request id ({@link #recordRefusal}: one probe of the refusals' key), and only if its version and request id are free;
- * a stream the batch did not insert is then appended alone on the same connection, which inserts it (its previous
- * version committed after the batch's snapshot) or fails it, and only it: a gap with {@link IllegalArgumentException},
+ * NOTHING}, then the commit. A stream is inserted only if it is version 1 or the aggregate holds the previous version,
+ * only if the aggregate refused no command of its request id ({@link #recordRefusal}: one probe of the refusals' key),
+ * and only if its version and request id are free; a stream the batch did not insert is then appended alone on the
+ * same connection, which inserts it (its previous version committed after the batch's snapshot) or fails it, and only
+ * it: a gap with {@link IllegalArgumentException},
  * a refused request id with {@link DuplicateRequestIdException#refusedEarlier}, a taken version or request id through
  * the violated unique constraint, by name: the primary key on {@code (aggregate, version)} ({@link
  * DuplicateAggregateIdException} at version 1, {@link EventVersionConflictException} later) and {@code (aggregate,
@@ -142,7 +142,7 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
             + " CROSS JOIN (SELECT pg_current_xact_id()::text::bigint AS top) x"
             + " WHERE (b.v = 1 OR " + previousVersion("b.t", "b.c", "b.a", "b.i", "b.v") + ") AND "
             + notRefused("b.t", "b.c", "b.a", "b.i", "b.r")
-            + " ON CONFLICT DO NOTHING RETURNING stream_id";
+            + " ON CONFLICT DO NOTHING RETURNING position";
     /**
      * The position below which a reader returns streams: the xmin of its snapshot, scaled. Below it every transaction
      * has ended. While a transaction older than the migration to scaled positions ({@code lanes_position_scale}) is
@@ -422,7 +422,8 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
     /**
      * One transaction of one statement, then its commit: a multi-row {@code INSERT ... ON CONFLICT DO NOTHING} stores
      * every stream whose version follows a stored one (or is 1) and whose version and request id are free, at the
-     * transaction's scaled id plus its place in the batch. Returns which were inserted.
+     * transaction's scaled id plus its place in the batch. Returns which were inserted, by the place each inserted
+     * stream's position names (one pass, whatever the batch's size).
      */
     private static boolean[] insertBatch(Connection connection, List<GroupCommit.Pending<Encoded, Void>> batch)
             throws SQLException {
@@ -455,7 +456,7 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
             headers[i] = encoded.headers();
             events[i] = encoded.events();
         }
-        List<String> stored = new ArrayList<>(size);
+        boolean[] inserted = new boolean[size];
         connection.setAutoCommit(false);
         try (PreparedStatement insert = connection.prepareStatement(BATCH_INSERT)) {
             int i = 1;
@@ -468,21 +469,13 @@ public final class PostgresEventStore implements EventStore, AutoCloseable {
             }
             try (ResultSet rows = insert.executeQuery()) {
                 while (rows.next()) {
-                    stored.add(rows.getString(1));
+                    // a stored stream's place in the batch (1 to its size) is its position's remainder
+                    inserted[(int) (rows.getLong(1) % POSITIONS_PER_TRANSACTION) - 1] = true;
                 }
             }
         }
         connection.commit();
         connection.setAutoCommit(true);
-        boolean[] inserted = new boolean[size];
-        for (String streamId : stored) {
-            for (int i = 0; i < size; i++) {
-                if (!inserted[i] && streamIds[i].equals(streamId)) {
-                    inserted[i] = true;
-                    break;
-                }
-            }
-        }
         return inserted;
     }
 

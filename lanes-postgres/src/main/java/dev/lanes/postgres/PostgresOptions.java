@@ -36,7 +36,8 @@ public record PostgresOptions(
     /** The largest {@link #appendBatchSize()}. */
     public static final int MAX_APPEND_BATCH_SIZE = 65_535;
 
-    private static final Duration MAX_APPEND_BATCH_WAIT = Duration.ofMillis(100);
+    /** The longest {@link #appendBatchWait()}. */
+    public static final Duration MAX_APPEND_BATCH_WAIT = Duration.ofMillis(100);
 
     /**
      * 10 connections, 5 s to connect, 30 s per round trip, pages of 500 streams, application name {@code lanes},

@@ -256,6 +256,31 @@ class LanesPostgresWiringTest {
     }
 
     @Test
+    void theGroupCommitPropertiesDefaultAndRangeAreLanesPostgresOwn() {
+        assertThat(LanesProperties.Postgres.DEFAULT_APPEND_BATCH_SIZE)
+                .isEqualTo(PostgresOptions.DEFAULT.appendBatchSize());
+        assertThat(LanesProperties.Postgres.DEFAULT_APPEND_BATCH_WAIT)
+                .isEqualTo(PostgresOptions.DEFAULT.appendBatchWait());
+        Duration longest = PostgresOptions.MAX_APPEND_BATCH_WAIT;
+        assertThat(postgres(PostgresOptions.MAX_APPEND_BATCH_SIZE, longest).appendBatchWait())
+                .isEqualTo(longest);
+        assertThatThrownBy(() -> postgres(PostgresOptions.MAX_APPEND_BATCH_SIZE + 1, longest))
+                .hasMessageContaining("lanes.postgres.append-batch-size");
+        assertThatThrownBy(() -> postgres(1, longest.plusMillis(1)))
+                .hasMessageContaining("lanes.postgres.append-batch-wait");
+    }
+
+    private static LanesProperties.Postgres postgres(int appendBatchSize, Duration appendBatchWait) {
+        return new LanesProperties.Postgres(
+                true,
+                true,
+                LanesProperties.Postgres.DEFAULT_SNAPSHOT_INTERVAL,
+                LanesProperties.Postgres.DEFAULT_SOCKET_TIMEOUT,
+                appendBatchSize,
+                appendBatchWait);
+    }
+
+    @Test
     void theEventStoreTakesItsGroupCommitFromThePropertiesAndItsThreadsFromThePool() {
         runner.withPropertyValues(database()).run(context -> {
             PostgresOptions options = context.getBean(PostgresEventStore.class).options();
